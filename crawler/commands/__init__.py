@@ -1,0 +1,1 @@
+"""Project commands: ``crawl`` (with argument checks and an honest exit status) and others."""

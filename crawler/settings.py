@@ -1,0 +1,40 @@
+"""Scrapy settings of the blog crawler; each can be overridden with ``-s NAME=VALUE``."""
+
+from crawler.items import POST_FIELDS
+
+BOT_NAME = "blogcrawler"
+SPIDER_MODULES = ["crawler.spiders"]
+NEWSPIDER_MODULE = "crawler.spiders"
+COMMANDS_MODULE = "crawler.commands"
+
+# Politeness towards real blogs; sites on 127.0.0.1 skip the delays (see LayoutSpider).
+USER_AGENT = "blogcrawler/0.1 (+https://github.com/blogcrawler; polite reader of public post lists)"
+ROBOTSTXT_OBEY = True
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 2
+DOWNLOAD_DELAY = 0.5
+AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_START_DELAY = 1.0
+AUTOTHROTTLE_MAX_DELAY = 30.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
+DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_MAXSIZE = 10 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
+RETRY_TIMES = 3
+RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+
+ITEM_PIPELINES = {
+    "crawler.pipelines.validate.ValidatePipeline": 100,
+    "crawler.pipelines.dates.DatesPipeline": 200,
+    "crawler.pipelines.dedupe.DedupePipeline": 300,
+}
+
+# Exports: same columns in the same order for JSON Lines and CSV, whatever the first item holds.
+FEED_EXPORT_ENCODING = "utf-8"
+FEED_EXPORT_FIELDS = list(POST_FIELDS)
+FEED_EXPORTERS = {"csv": "crawler.exporters.SafeCsvItemExporter"}
+
+LOG_LEVEL = "INFO"
+TELNETCONSOLE_ENABLED = False
+REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"

@@ -1,0 +1,167 @@
+"""The site registry (``sites.toml``) and validation of the arguments that pick a site.
+
+A site of a known layout is one registry entry; ``-a site=NAME`` crawls it and ``-a url=URL``
+crawls any site of the spider's layout, matched to a registry entry when its URL is there.
+Everything is validated before a crawl starts, so a bad argument is one clear error.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import tomllib
+from functools import lru_cache
+from importlib import resources
+from typing import Annotated
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+# Names become file and folder names under output/: no "/", no "..", no leading dot.
+SITE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
+DEFAULT_TIMEZONE = "Asia/Shanghai"
+DEFAULT_MAX_PAGES = 500
+
+
+class SiteError(ValueError):
+    """A site argument or registry entry that cannot be crawled; the message says why."""
+
+
+def check_http_url(value: str) -> str:
+    """Accept only absolute http(s) URLs with a host."""
+    value = value.strip()
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"URL must start with http:// or https://, got {value!r}")
+    if not parts.hostname:
+        raise ValueError(f"URL has no host: {value!r}")
+    return value
+
+
+class SiteConfig(BaseModel):
+    """One blog to crawl: its name, layout (spider name), start URL and timezone."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(pattern=SITE_NAME_PATTERN)]
+    layout: str
+    url: str
+    timezone: str = DEFAULT_TIMEZONE
+    max_pages: Annotated[int, Field(ge=1, le=100_000)] = DEFAULT_MAX_PAGES
+
+    @field_validator("name")
+    @classmethod
+    def _no_parent_reference(cls, value: str) -> str:
+        if ".." in value:
+            raise ValueError("site name must not contain '..'")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        return check_http_url(value)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown timezone {value!r}") from exc
+        return value
+
+    @property
+    def host(self) -> str:
+        """The host name the crawl stays on."""
+        return urlsplit(self.url).hostname or ""
+
+    @property
+    def is_loopback(self) -> bool:
+        """True for a site served on this machine (tests, samples, benchmarks)."""
+        host = self.host
+        if host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            return False
+
+
+def _format_errors(exc: ValidationError) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'value'}: {err['msg']}" for err in exc.errors()
+    )
+
+
+def load_registry(text: str | None = None) -> dict[str, SiteConfig]:
+    """Parse and validate the registry (the packaged ``sites.toml`` unless text is given)."""
+    if text is None:
+        text = resources.files("crawler").joinpath("sites.toml").read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    sites: dict[str, SiteConfig] = {}
+    for name, entry in data.get("sites", {}).items():
+        try:
+            sites[name] = SiteConfig(name=name, **entry)
+        except (ValidationError, TypeError) as exc:
+            detail = _format_errors(exc) if isinstance(exc, ValidationError) else str(exc)
+            raise SiteError(f"registry entry [sites.{name}] is invalid: {detail}") from exc
+    return sites
+
+
+@lru_cache(maxsize=1)
+def registry() -> dict[str, SiteConfig]:
+    """The packaged registry, parsed once per process."""
+    return load_registry()
+
+
+def name_from_url(url: str) -> str:
+    """A site name for an unregistered URL: host and first path segment, e.g.
+    ``www.cnblogs.com/RobinDevNotes/`` -> ``cnblogs.com-robindevnotes``."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "site").removeprefix("www.")
+    if parts.port:
+        host = f"{host}-{parts.port}"
+    first = next((seg for seg in parts.path.split("/") if seg), "")
+    first = "" if "." in first else first  # "index.xml" names a file, not a blog
+    slug = re.sub(r"[^a-z0-9_.-]+", "-", f"{host}-{first}".lower()).strip("-.")
+    return re.sub(r"\.{2,}", ".", slug)[:80] or "site"
+
+
+def resolve_site(
+    layout: str,
+    *,
+    url: str | None = None,
+    site: str | None = None,
+    sites: dict[str, SiteConfig] | None = None,
+) -> SiteConfig:
+    """The site a spider of ``layout`` crawls, from ``-a site=NAME`` or ``-a url=URL``."""
+    sites = registry() if sites is None else sites
+    if site:
+        if site not in sites:
+            known = ", ".join(sorted(n for n, s in sites.items() if s.layout == layout))
+            raise SiteError(
+                f"unknown site {site!r} (sites of layout {layout!r}: {known or 'none'})"
+            )
+        config = sites[site]
+        if config.layout != layout:
+            raise SiteError(
+                f"site {site!r} has layout {config.layout!r}; run `scrapy crawl {config.layout}`"
+            )
+        if url and url.strip() != config.url:
+            config = config.model_copy(update={"url": _checked_url(url)})
+        return config
+    if not url:
+        raise SiteError("give the start page with -a url=URL or a registry site with -a site=NAME")
+    url = _checked_url(url)
+    for config in sites.values():
+        if config.layout == layout and config.url == url:
+            return config
+    return SiteConfig(name=name_from_url(url), layout=layout, url=url)
+
+
+def _checked_url(url: str) -> str:
+    try:
+        return check_http_url(url)
+    except ValueError as exc:
+        raise SiteError(str(exc)) from exc
