@@ -49,4 +49,6 @@ class PostItem(scrapy.Item):
     site = scrapy.Field()
     layout = scrapy.Field()
     crawled_at = scrapy.Field()
+    # The list page the post was read from: for log lines and errors, never exported.
+    source_page = scrapy.Field()
 

@@ -10,7 +10,7 @@ from itemloaders.processors import Compose, Identity, MapCompose, TakeFirst
 from parsel import Selector
 from scrapy.loader import ItemLoader
 
-from crawler.items import PostItem
+from crawler.items import POST_FIELDS, PostItem
 from crawler.processors import (
     canonical_url,
     clean_text,
@@ -69,7 +69,7 @@ class PostLoader(ItemLoader):
         """The item with defaults for absent fields, so every export row has every column."""
         item = super().load_item()
         item.setdefault("tags", [])
-        for field in PostItem.fields:
+        for field in POST_FIELDS:
             item.setdefault(field, None)
         if item["url"]:
             item["id"] = post_id(item["url"])

@@ -115,6 +115,7 @@ class LayoutSpider(scrapy.Spider):
             cls.populate(loader, node, response)
             loader.replace_value("site", site.name)
             loader.replace_value("layout", cls.name)
+            loader.replace_value("source_page", response.url)
             items.append(loader.load_item())
         return items
 

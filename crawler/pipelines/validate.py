@@ -1,0 +1,40 @@
+"""Drop items that cannot be a post (no URL or no title), saying which page and field."""
+
+from __future__ import annotations
+
+import logging
+
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem
+
+from crawler.items import PostItem
+
+logger = logging.getLogger(__name__)
+
+REQUIRED_FIELDS = ("url", "title")
+
+
+class ValidatePipeline:
+    """Drops an item missing a required field, logging the page URL and the field.
+
+    Counts ``validate/dropped/<field>`` in the crawl stats; an item with a date that does not
+    parse is kept (that is the dates pipeline's count).
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.stats = crawler.stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> ValidatePipeline:
+        return cls(crawler)
+
+    def process_item(self, item: PostItem) -> PostItem:
+        missing = [name for name in REQUIRED_FIELDS if not item.get(name)]
+        if missing:
+            for name in missing:
+                self.stats.inc_value(f"validate/dropped/{name}")
+            page = item.get("source_page") or "unknown page"
+            title = item.get("title") or item.get("url") or "untitled"
+            raise DropItem(f"post {title!r} on {page} has no {' and no '.join(missing)}")
+        self.stats.inc_value("validate/passed")
+        return item
