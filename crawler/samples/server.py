@@ -2,7 +2,7 @@
 
 Each site is a folder with ``site.json``::
 
-    {"start": "/RobinDevNotes/",
+    {"start": "/RobinDevNotes/", "origin": "https://www.cnblogs.com",
      "routes": {"/RobinDevNotes/": {"file": "home-1.html"},
                 "/RobinDevNotes/page2": {"redirect": "/RobinDevNotes/page2/"},
                 "/feed.xml": {"file": "feed.xml", "content_type": "application/rss+xml"}}}
@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -54,6 +54,7 @@ class Site:
 
     start: str
     routes: dict[str, Route]
+    origin: str = ""
 
 
 def load_site(folder: Traversable | Path) -> Site:
@@ -72,7 +73,7 @@ def load_site(folder: Traversable | Path) -> Site:
             status=entry.get("status", 200),
             headers=entry.get("headers", {}),
         )
-    return Site(start=spec["start"], routes=routes)
+    return Site(start=spec["start"], routes=routes, origin=spec.get("origin", ""))
 
 
 def sample_site(layout: str) -> Site:
@@ -121,46 +122,49 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class SiteServer(ThreadingHTTPServer):
-    """Serves several sites on one 127.0.0.1 port, each under its own path prefix.
+    """Serves one site on a free 127.0.0.1 port (``port=0``) in a background thread.
 
-    ``server.url(prefix, path)`` gives the absolute URL of a path of a mounted site.
+    Pages keep the absolute links the real platform prints: the site's ``origin`` (for
+    example ``https://www.cnblogs.com``) is rewritten to this server's address as pages are
+    served. ``hits`` and ``not_modified`` record the paths asked for, for tests.
     """
 
     daemon_threads = True
 
-    def __init__(self, sites: dict[str, Site], port: int = 0) -> None:
+    def __init__(self, site: Site, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
-        self.sites = sites
+        self.site = site
         self.hits: list[str] = []
         self.not_modified: list[str] = []
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
 
     def route(self, raw_path: str) -> Route | None:
-        path = urlsplit(raw_path)
-        key = path.path + (f"?{path.query}" if path.query else "")
-        for prefix, site in self.sites.items():
-            mount = f"/{prefix}" if prefix else ""
-            if key.startswith(mount + "/") or (not mount):
-                route = site.routes.get(key[len(mount) :])
-                if route is not None:
-                    if route.redirect and route.redirect.startswith("/"):
-                        return Route(redirect=mount + route.redirect, status=route.status)
-                    return route
-        return None
+        parts = urlsplit(raw_path)
+        route = self.site.routes.get(parts.path + (f"?{parts.query}" if parts.query else ""))
+        if route is None or not self.site.origin:
+            return route
+        origin, base = self.site.origin.encode(), self.base_url.encode()
+        return replace(
+            route,
+            body=route.body.replace(origin, base),
+            redirect=route.redirect.replace(self.site.origin, self.base_url)
+            if route.redirect
+            else None,
+        )
 
-    def url(self, prefix: str, path: str | None = None) -> str:
-        """Absolute URL of ``path`` (default: the start page) of the site mounted at prefix."""
-        site = self.sites[prefix]
-        mount = f"/{prefix}" if prefix else ""
-        return self.base_url + mount + (site.start if path is None else path)
+    def url(self, path: str | None = None) -> str:
+        """Absolute URL of ``path`` on this server (default: the site's start page)."""
+        return self.base_url + (self.site.start if path is None else path)
+
+    def local(self, url: str) -> str:
+        """A URL of the real site (``origin``) as served here."""
+        return url.replace(self.site.origin, self.base_url, 1) if self.site.origin else url
 
     def start(self) -> SiteServer:
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
-        self._thread.start()
+        threading.Thread(target=self.serve_forever, daemon=True).start()
         return self
 
     def stop(self) -> None:
