@@ -51,4 +51,6 @@ class PostItem(scrapy.Item):
     crawled_at = scrapy.Field()
     # The list page the post was read from: for log lines and errors, never exported.
     source_page = scrapy.Field()
+    # Set by the store: "new", "changed" or "unchanged" since earlier runs; in run deltas only.
+    change = scrapy.Field()
 

@@ -27,7 +27,19 @@ ITEM_PIPELINES = {
     "crawler.pipelines.validate.ValidatePipeline": 100,
     "crawler.pipelines.dates.DatesPipeline": 200,
     "crawler.pipelines.dedupe.DedupePipeline": 300,
+    "crawler.pipelines.store.StorePipeline": 400,
 }
+EXTENSIONS = {
+    "crawler.extensions.exports.ExportsExtension": 500,
+}
+
+# Where exports and state live; the cross-run store (any crawler.store.PostStore subclass).
+OUTPUT_DIR = "output"
+POST_STORE_CLASS = "crawler.store.SQLiteStore"
+POST_STORE_PATH = ""  # default: <OUTPUT_DIR>/posts.sqlite
+# CSV: BOM for Excel (off: data tools read plain UTF-8), separator for list fields (tags).
+CSV_BOM = False
+CSV_LIST_SEPARATOR = " | "
 
 # Exports: same columns in the same order for JSON Lines and CSV, whatever the first item holds.
 FEED_EXPORT_ENCODING = "utf-8"
@@ -38,3 +50,4 @@ LOG_LEVEL = "INFO"
 TELNETCONSOLE_ENABLED = False
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
+SAMPLE_PORT_BASE = 18401  # crawlall --sample serves its four sites on this port and the next three

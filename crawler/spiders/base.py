@@ -120,10 +120,15 @@ class LayoutSpider(scrapy.Spider):
         return items
 
     # ---- crawling ------------------------------------------------------------------------
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, site_config: SiteConfig | None = None, **kwargs: Any) -> None:
+        """``site_config`` (from code, e.g. ``crawlall``) replaces ``-a url=``/``-a site=``."""
         arguments = {k: kwargs.pop(k) for k in list(kwargs) if not k.startswith("_")}
         super().__init__(*args, **kwargs)
+        if site_config is not None:
+            arguments.setdefault("url", site_config.url)
         self.arguments, self.site = validate_arguments(self.name, arguments)
+        if site_config is not None:
+            self.site = site_config
         self.allowed_domains = [self.site.host]
         self.root = self.site_root(self.site.url)
         self.pages_requested = 1
@@ -169,7 +174,10 @@ class LayoutSpider(scrapy.Spider):
                 stats.inc_value("layout/page_limit_reached")
                 logger.warning(
                     "page limit %d reached for site %s; not following %s from %s",
-                    self.site.max_pages, self.site.name, url, response.url,
+                    self.site.max_pages,
+                    self.site.name,
+                    url,
+                    response.url,
                 )
                 continue
             self.pages_requested += 1

@@ -1,0 +1,1 @@
+"""Scrapy extensions: exports at the end of a run, the run summary."""

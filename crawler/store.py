@@ -1,0 +1,212 @@
+"""The cross-run post store: every post ever seen, once, with its latest values.
+
+:class:`PostStore` is the interface the pipelines and exports use; :class:`SQLiteStore` is the
+default backend (one file under ``output/``, embedded, transactional, nothing to start). Another
+backend (a server database shared by several Scrapyd nodes) implements the same methods and is
+named in the ``POST_STORE_CLASS`` setting.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+# Fields whose change makes a post "changed" in a run's delta (not crawled_at, not the id).
+TRACKED_FIELDS = (
+    "url", "title", "summary", "author", "published_at", "date_precision", "category", "tags",
+    "views", "comments", "likes",
+)  # fmt: skip
+
+NEW, CHANGED, UNCHANGED = "new", "changed", "unchanged"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteCounts:
+    """How many posts the store holds for a site."""
+
+    site: str
+    posts: int
+
+
+class PostStore(ABC):
+    """Remembers each post across runs: first and last time seen, and its latest values."""
+
+    @abstractmethod
+    def record(self, item: Mapping[str, Any], run_id: str) -> str:
+        """Store a post's latest values; return ``"new"``, ``"changed"`` or ``"unchanged"``."""
+
+    @abstractmethod
+    def seen(self, post_id: str) -> bool:
+        """True if the post is in the store."""
+
+    @abstractmethod
+    def posts(self) -> Iterator[dict[str, Any]]:
+        """Every stored post's latest values, by site, newest first, then by URL."""
+
+    @abstractmethod
+    def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
+        """Posts new or changed in a run, with ``change`` set to ``"new"`` or ``"changed"``."""
+
+    @abstractmethod
+    def count(self, site: str | None = None) -> int:
+        """Number of stored posts (of one site, if given)."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Make the writes so far durable."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Flush and release the store."""
+
+
+def _fingerprint(item: Mapping[str, Any]) -> str:
+    return json.dumps([item.get(name) for name in TRACKED_FIELDS], ensure_ascii=False)
+
+
+def _sort_instant(published_at: str | None) -> str | None:
+    """UTC instant of an ISO timestamp, so posts from sites in different offsets sort right."""
+    if not published_at:
+        return None
+    try:
+        return datetime.fromisoformat(published_at).astimezone(UTC).isoformat()
+    except ValueError:
+        return None
+
+
+class SQLiteStore(PostStore):
+    """:class:`PostStore` in one SQLite file (WAL journal, writes committed in batches)."""
+
+    SCHEMA = """
+        CREATE TABLE IF NOT EXISTS posts (
+            id TEXT PRIMARY KEY,
+            site TEXT NOT NULL,
+            published_utc TEXT,
+            fingerprint TEXT NOT NULL,
+            data TEXT NOT NULL,
+            first_seen TEXT NOT NULL,
+            last_seen TEXT NOT NULL,
+            first_run TEXT NOT NULL,
+            last_run TEXT NOT NULL,
+            change TEXT NOT NULL,
+            change_run TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS posts_change ON posts (change_run);
+        CREATE INDEX IF NOT EXISTS posts_order ON posts (site, published_utc DESC);
+    """
+
+    def __init__(self, path: str | Path, batch_size: int = 500) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.batch_size = batch_size
+        self._pending = 0
+        self.db = sqlite3.connect(self.path, timeout=30)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: durable at checkpoints, never corrupt; no fsync per post.
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(self.SCHEMA)
+
+    def record(self, item: Mapping[str, Any], run_id: str) -> str:
+        post_id = item["id"]
+        now = item.get("crawled_at") or datetime.now(UTC).isoformat()
+        fingerprint = _fingerprint(item)
+        data = json.dumps(dict(item), ensure_ascii=False)
+        row = self.db.execute(
+            "SELECT fingerprint, first_run FROM posts WHERE id = ?", (post_id,)
+        ).fetchone()
+        if row is None:
+            status = NEW
+            self.db.execute(
+                "INSERT INTO posts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (post_id, item["site"], _sort_instant(item.get("published_at")), fingerprint,
+                 data, now, now, run_id, run_id, NEW, run_id),
+            )  # fmt: skip
+        else:
+            status = UNCHANGED if row[0] == fingerprint else CHANGED
+            # A post first seen in this very run stays "new" in this run's delta.
+            change = NEW if row[1] == run_id else CHANGED
+            self.db.execute(
+                "UPDATE posts SET site = ?, published_utc = ?, fingerprint = ?, data = ?,"
+                " last_seen = ?, last_run = ?,"
+                " change = CASE WHEN ? THEN ? ELSE change END,"
+                " change_run = CASE WHEN ? THEN ? ELSE change_run END WHERE id = ?",
+                (item["site"], _sort_instant(item.get("published_at")), fingerprint, data, now,
+                 run_id, status == CHANGED, change, status == CHANGED, run_id, post_id),
+            )  # fmt: skip
+        self._pending += 1
+        if self._pending >= self.batch_size:
+            self.flush()
+        return status
+
+    def seen(self, post_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM posts WHERE id = ?", (post_id,)).fetchone()
+        return row is not None
+
+    def posts(self) -> Iterator[dict[str, Any]]:
+        # A separate cursor streams rows: memory stays flat however many posts there are.
+        cursor = self.db.execute(
+            "SELECT data FROM posts ORDER BY site, published_utc IS NULL, published_utc DESC, id"
+        )
+        for (data,) in cursor:
+            yield json.loads(data)
+
+    def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
+        cursor = self.db.execute(
+            "SELECT data, change FROM posts WHERE change_run = ?"
+            " ORDER BY site, published_utc IS NULL, published_utc DESC, id",
+            (run_id,),
+        )
+        for data, change in cursor:
+            yield {**json.loads(data), "change": change}
+
+    def count(self, site: str | None = None) -> int:
+        if site is None:
+            return self.db.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
+        return self.db.execute("SELECT COUNT(*) FROM posts WHERE site = ?", (site,)).fetchone()[0]
+
+    def size_bytes(self) -> int:
+        """Bytes on disk of the database and its WAL."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        return sum(p.stat().st_size for p in (self.path, wal) if p.exists())
+
+    def flush(self) -> None:
+        self.db.commit()
+        self._pending = 0
+
+    def close(self) -> None:
+        self.flush()
+        self.db.close()
+
+
+class StoreRegistry:
+    """One store per path per process, shared by every crawler of a ``crawlall`` run.
+
+    Several SQLite connections writing from the one reactor thread would wait on each other's
+    open transactions; sharing one connection avoids that. Reference-counted: the last
+    :meth:`release` closes it.
+    """
+
+    _stores: ClassVar[dict[str, tuple[PostStore, int]]] = {}
+
+    @classmethod
+    def acquire(cls, store_class: type[PostStore], path: str) -> PostStore:
+        store, users = cls._stores.get(path, (None, 0))
+        if store is None:
+            store = store_class(path)  # type: ignore[call-arg]
+        cls._stores[path] = (store, users + 1)
+        return store
+
+    @classmethod
+    def release(cls, path: str) -> None:
+        store, users = cls._stores[path]
+        if users <= 1:
+            del cls._stores[path]
+            store.close()
+        else:
+            cls._stores[path] = (store, users - 1)
