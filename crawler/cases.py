@@ -3,7 +3,8 @@
 A case is a folder ``tests/cases/<layout>/<case>/`` holding::
 
     case.json    {"url": ..., "layout": ..., "site": ..., "timezone": ..., "now": ...,
-                  "page": "page.html" | "sample:<layout>/<file>", "headers": {...}}
+                  "page": "page.html" | "sample:<layout>/<file>", "headers": {...},
+                  "next_pages": [absolute URLs the layout follows from this page]}
     page.html    the saved page (or page.xml), unless "page" names a bundled sample page
     output.json  the expected items, every field but ``crawled_at``, in page order
 
@@ -44,6 +45,7 @@ class Case:
     now: datetime
     page: str
     headers: dict[str, str] = field(default_factory=dict)
+    next_pages: list[str] | None = None
 
     @property
     def name(self) -> str:
@@ -81,6 +83,7 @@ def load_case(folder: Path) -> Case:
         now=datetime.fromisoformat(spec["now"]),
         page=spec["page"],
         headers=spec.get("headers", {}),
+        next_pages=spec.get("next_pages"),
     )
 
 
@@ -92,6 +95,12 @@ def find_cases(root: Path) -> list[Case]:
 def spider_class(layout: str) -> type:
     """The spider class of a layout, looked up like ``scrapy crawl`` does."""
     return SpiderLoader.from_settings(get_project_settings()).load(layout)
+
+
+def next_pages(case: Case) -> list[str]:
+    """The absolute URLs of the list pages the layout would follow from the saved page."""
+    response = case.response()
+    return [response.urljoin(url) for url in spider_class(case.layout).next_page_urls(response)]
 
 
 def run_case(case: Case) -> list[dict[str, Any]]:

@@ -59,8 +59,9 @@ _LABEL_ALT = "|".join(sorted((re.escape(k) for k in COUNT_LABELS), key=len, reve
 _LABEL_FIRST = re.compile(
     rf"({_LABEL_ALT})\s*(?:[(（]\s*{_NUMBER}\s*[)）]|[:：]\s*{_NUMBER})", re.IGNORECASE
 )
-# "130 浏览", "1.2k 点赞" — number first.
-_NUMBER_FIRST = re.compile(rf"{_NUMBER}\s*({_LABEL_ALT})", re.IGNORECASE)
+# "130 浏览", "1.2k 点赞", "130 次浏览" — number first (次/人 are measure words).
+_NUMBER_FIRST = re.compile(rf"{_NUMBER}\s*(?:次|人)?\s*({_LABEL_ALT})", re.IGNORECASE)
+_LABEL = re.compile(_LABEL_ALT, re.IGNORECASE)
 
 
 def clean_text(value: str | None) -> str | None:
@@ -127,6 +128,12 @@ def labelled_counts(texts: Iterable[str]) -> dict[str, int]:
     found: dict[str, int] = {}
     for raw in texts:
         text = unicodedata.normalize("NFKC", str(raw))
+        labels, numbers = _LABEL.findall(text), _COUNT.findall(text)
+        if len(labels) == 1 and len(numbers) == 1:
+            # One label and one number in a text (a stat span): they belong together,
+            # whichever comes first ("浏览 130", "130 浏览").
+            _store(found, COUNT_LABELS[labels[0].lower()], *numbers[0])
+            continue
         # Label-first forms are unambiguous ("阅读(8)"); remove them before reading number-first
         # forms, so that "(8) 评论" can never be read as 8 comments.
         for match in _LABEL_FIRST.finditer(text):

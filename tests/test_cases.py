@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cases import EXPECTED_FIELDS, find_cases, run_case
+from crawler.cases import EXPECTED_FIELDS, find_cases, next_pages, run_case
 
 CASES = find_cases(Path(__file__).parent / "cases")
 _RESULTS: dict[str, list[dict]] = {}
@@ -26,6 +26,13 @@ def test_cases_exist_for_every_layout() -> None:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_item_count(case) -> None:
     assert len(_actual(case)) == len(case.expected())
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.next_pages is not None], ids=lambda c: c.name
+)
+def test_next_pages(case) -> None:
+    assert next_pages(case) == case.next_pages
 
 
 @pytest.mark.parametrize(
