@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +47,36 @@ def settings(tmp_path: Path) -> Settings:
     project = get_project_settings().copy()
     project.set("OUTPUT_DIR", str(tmp_path / "output"))
     return project
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_scrapy(*args: str, output: Path, timeout: float = 180) -> subprocess.CompletedProcess:
+    """Run ``scrapy ARGS`` in the project, writing exports and state under ``output``."""
+    command = [sys.executable, "-m", "scrapy", *args, "-s", f"OUTPUT_DIR={output}"]
+    return subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def free_port_base(count: int = 4) -> int:
+    """A first port of ``count`` consecutive free ports on 127.0.0.1."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = probe.getsockname()[1]
+        if base + count >= 65535:
+            continue
+        try:
+            for port in range(base, base + count):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise RuntimeError("no free ports")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -1,0 +1,50 @@
+"""Spider for Jekyll blogs on the Hux Blog theme (Huxpro/huxpro.github.io): the paginated index."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from parsel import Selector
+from scrapy.http import Response
+
+from crawler.loaders import PostLoader, node_texts
+from crawler.spiders.base import LayoutSpider
+
+# index.html prints `Posted by {author, else site.title} on {{ post.date | date: "%B %-d, %Y" }}`.
+# The author match is greedy: a name may itself hold " on ", the date never does.
+_META = re.compile(r"^\s*Posted\s+by\s+(.*\S)\s+on\s+(.+?)\s*$", re.DOTALL)
+
+
+class HuxSpider(LayoutSpider):
+    """Reads the index pages of the Hux Blog Jekyll theme.
+
+    A post is ``div.post-preview``: ``a[href]`` wrapping ``h2.post-title``, an optional
+    ``h3.post-subtitle`` (not part of the title) and ``div.post-content-preview`` (the post text,
+    HTML stripped and cut to 200 characters with ``...``), then ``p.post-meta``. Paging is
+    jekyll-paginate's ``ul.pager > li.next > a`` (``/page2``). Checked against the theme's
+    ``index.html``, ``_layouts/page.html`` and ``_includes/intro-header.html`` / ``friends.html``
+    in Huxpro/huxpro.github.io. The index shows no category, tags or counts.
+    """
+
+    name = "hux"
+
+    @classmethod
+    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+        return response.css("div.post-preview")
+
+    @classmethod
+    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+        link = node.xpath("./a[@href][1]")
+        loader.add_value("url", link.attrib.get("href"))
+        loader.add_value("title", node_texts(link.css("h2.post-title")))
+        loader.add_value("summary", node_texts(link.css("div.post-content-preview")))
+        match = _META.match(node.css("p.post-meta").xpath("string()").get() or "")
+        if match:
+            loader.add_value("author", match.group(1))
+            loader.add_value("published_raw", match.group(2))
+
+    @classmethod
+    def next_page_urls(cls, response: Response) -> Iterable[str]:
+        links = (h.strip() for h in response.css("ul.pager li.next a::attr(href)").getall())
+        return [h for h in dict.fromkeys(links) if h]

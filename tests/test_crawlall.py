@@ -1,0 +1,77 @@
+"""``scrapy crawlall --sample``: the offline demo, end to end, run twice; then one site more."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from conftest import free_port_base, read_jsonl, run_scrapy
+
+from crawler.items import POST_FIELDS
+from crawler.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.schema import validate_post
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Two ``crawlall --sample`` runs into one output folder."""
+    out = tmp_path_factory.mktemp("demo") / "output"
+    port = str(free_port_base(len(LAYOUTS)))
+    runs = []
+    for _ in range(2):
+        result = run_scrapy("crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}", output=out)
+        assert result.returncode == 0, result.stderr[-3000:]
+        runs.append(result)
+        runs.append(read_jsonl(out / "posts.jsonl"))
+    return {"out": out, "first": runs[0], "after_first": runs[1], "second": runs[2],
+            "after_second": runs[3]}  # fmt: skip
+
+
+def test_demo_writes_every_sample_post_once(demo: dict) -> None:
+    posts = demo["after_first"]
+    assert {post["layout"] for post in posts} == set(LAYOUTS)
+    assert len({post["id"] for post in posts}) == len(posts)
+    assert "posts.jsonl" in demo["first"].stdout
+    for post in posts:
+        validate_post(post)
+
+
+def test_second_run_doubles_nothing_and_exports_no_new_posts(demo: dict) -> None:
+    assert demo["after_second"] == [
+        {**post, "crawled_at": again["crawled_at"]}
+        for post, again in zip(demo["after_first"], demo["after_second"], strict=True)
+    ]
+    runs = sorted((demo["out"] / "runs").iterdir())
+    assert len(runs) == 2
+    assert len(read_jsonl(runs[0] / "changes.jsonl")) == len(demo["after_first"])
+    assert read_jsonl(runs[1] / "changes.jsonl") == []
+
+
+def test_csv_has_the_same_rows_as_json_lines(demo: dict) -> None:
+    with (demo["out"] / "posts.csv").open(encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file))
+    posts = demo["after_second"]
+    assert len(rows) == len(posts)
+    for row, post in zip(rows, posts, strict=True):
+        assert list(row) == list(POST_FIELDS)
+        assert row["id"] == post["id"] and row["title"] == post["title"]
+        assert row["views"] == ("" if post["views"] is None else str(post["views"]))
+
+
+def test_single_site_crawl_adds_to_the_same_files(demo: dict, tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    out.mkdir()
+    for name in ("posts.sqlite",):
+        (out / name).write_bytes((demo["out"] / name).read_bytes())
+    before = read_jsonl(demo["out"] / "posts.jsonl")
+    server = SiteServer(sample_site("cards")).start()  # another port: other URLs, new posts
+    try:
+        result = run_scrapy("crawl", "cards", "-a", f"url={server.url()}", output=out)
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stderr[-3000:]
+    after = read_jsonl(out / "posts.jsonl")
+    added = [post for post in after if post["id"] not in {p["id"] for p in before}]
+    assert len(after) == len(before) + len(added) and len(added) == 10
+    assert {post["site"] for post in added} == {"127.0.0.1-" + server.base_url.rsplit(":", 1)[1]}
