@@ -74,4 +74,5 @@ def test_single_site_crawl_adds_to_the_same_files(demo: dict, tmp_path: Path) ->
     after = read_jsonl(out / "posts.jsonl")
     added = [post for post in after if post["id"] not in {p["id"] for p in before}]
     assert len(after) == len(before) + len(added) and len(added) == 10
-    assert {post["site"] for post in added} == {"127.0.0.1-" + server.base_url.rsplit(":", 1)[1]}
+    port = server.base_url.rsplit(":", 1)[1]
+    assert {post["site"] for post in added} == {f"127.0.0.1-{port}-hot"}

@@ -3,6 +3,7 @@
 Each site is a folder with ``site.json``::
 
     {"start": "/RobinDevNotes/", "origin": "https://www.cnblogs.com",
+     "entries": ["/RobinDevNotes/archive/2026/09"],
      "routes": {"/RobinDevNotes/": {"file": "home-1.html"},
                 "/RobinDevNotes/page2": {"redirect": "/RobinDevNotes/page2/"},
                 "/feed.xml": {"file": "feed.xml", "content_type": "application/rss+xml"}}}
@@ -55,6 +56,8 @@ class Site:
     start: str
     routes: dict[str, Route]
     origin: str = ""
+    # Further entry pages that nothing links to (cnblogs' monthly archives are linked by JS).
+    entries: tuple[str, ...] = ()
 
 
 def load_site(folder: Traversable | Path) -> Site:
@@ -73,7 +76,12 @@ def load_site(folder: Traversable | Path) -> Site:
             status=entry.get("status", 200),
             headers=entry.get("headers", {}),
         )
-    return Site(start=spec["start"], routes=routes, origin=spec.get("origin", ""))
+    return Site(
+        start=spec["start"],
+        routes=routes,
+        origin=spec.get("origin", ""),
+        entries=tuple(spec.get("entries", ())),
+    )
 
 
 def sample_site(layout: str) -> Site:
