@@ -23,7 +23,7 @@ _NOT_AUTHOR = re.compile(rf"posted\s*@|{_DATE.pattern}|(?:阅读|评论|推荐)\
 _PINNED, _MORE = _has("pinned-post-mark"), _has("c_b_p_desc_readmore")
 _NEXT = (
     "//div[@id='nav_next_page']/a/@href"
-    f" | //div[{_has('pager')}]/a[last()][starts-with(normalize-space(), '下一页')]/@href"
+    f" | //div[{_has('pager')}]//a[starts-with(normalize-space(), '下一页')]/@href"
 )
 
 
