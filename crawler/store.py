@@ -27,11 +27,12 @@ NEW, CHANGED, UNCHANGED = "new", "changed", "unchanged"
 
 
 @dataclass(frozen=True, slots=True)
-class SiteCounts:
-    """How many posts the store holds for a site."""
+class PageState:
+    """What the last run saw of a list page: its validators and the list pages it linked."""
 
-    site: str
-    posts: int
+    etag: str | None
+    last_modified: str | None
+    next_urls: tuple[str, ...]
 
 
 class PostStore(ABC):
@@ -56,6 +57,22 @@ class PostStore(ABC):
     @abstractmethod
     def count(self, site: str | None = None) -> int:
         """Number of stored posts (of one site, if given)."""
+
+    @abstractmethod
+    def page_state(self, url: str) -> PageState | None:
+        """What the last run saw of a list page, for a conditional request."""
+
+    @abstractmethod
+    def remember_page(self, url: str, state: PageState) -> None:
+        """Keep a list page's validators and next links for the next run."""
+
+    @abstractmethod
+    def crawl_complete(self, site: str) -> bool:
+        """True if the site's last crawl read every page it meant to (not cut short)."""
+
+    @abstractmethod
+    def set_crawl_complete(self, site: str, complete: bool) -> None:
+        """Record whether this run's crawl of a site finished."""
 
     @abstractmethod
     def flush(self) -> None:
@@ -98,6 +115,16 @@ class SQLiteStore(PostStore):
             change_run TEXT NOT NULL
         );
         CREATE INDEX IF NOT EXISTS posts_change ON posts (change_run);
+        CREATE TABLE IF NOT EXISTS pages (
+            url TEXT PRIMARY KEY,
+            etag TEXT,
+            last_modified TEXT,
+            next_urls TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS sites (
+            site TEXT PRIMARY KEY,
+            complete INTEGER NOT NULL
+        );
         CREATE INDEX IF NOT EXISTS posts_order ON posts (site, published_utc DESC);
     """
 
@@ -169,6 +196,25 @@ class SQLiteStore(PostStore):
         if site is None:
             return self.db.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
         return self.db.execute("SELECT COUNT(*) FROM posts WHERE site = ?", (site,)).fetchone()[0]
+
+    def page_state(self, url: str) -> PageState | None:
+        row = self.db.execute(
+            "SELECT etag, last_modified, next_urls FROM pages WHERE url = ?", (url,)
+        ).fetchone()
+        return PageState(row[0], row[1], tuple(json.loads(row[2]))) if row else None
+
+    def remember_page(self, url: str, state: PageState) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?)",
+            (url, state.etag, state.last_modified, json.dumps(list(state.next_urls))),
+        )
+
+    def crawl_complete(self, site: str) -> bool:
+        row = self.db.execute("SELECT complete FROM sites WHERE site = ?", (site,)).fetchone()
+        return bool(row and row[0])
+
+    def set_crawl_complete(self, site: str, complete: bool) -> None:
+        self.db.execute("INSERT OR REPLACE INTO sites VALUES (?, ?)", (site, int(complete)))
 
     def size_bytes(self) -> int:
         """Bytes on disk of the database and its WAL."""

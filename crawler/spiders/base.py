@@ -24,12 +24,17 @@ from urllib.parse import urlsplit
 import scrapy
 from parsel import Selector
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.python.failure import Failure
 
 from crawler.items import PostItem
 from crawler.loaders import PostLoader
+from crawler.runs import acquire_store, release_store
 from crawler.sites import SiteConfig, SiteError, resolve_site
+from crawler.store import PageState, PostStore
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +125,10 @@ class LayoutSpider(scrapy.Spider):
         return items
 
     # ---- crawling ------------------------------------------------------------------------
+    # Lists newest first: once a whole page holds only known posts, older pages hold no news.
+    # A list sorted otherwise (the cards "hot" list, by views) sets this False: read whole.
+    date_ordered: ClassVar[bool] = True
+
     def __init__(self, *args: Any, site_config: SiteConfig | None = None, **kwargs: Any) -> None:
         """``site_config`` (from code, e.g. ``crawlall``) replaces ``-a url=``/``-a site=``."""
         arguments = {k: kwargs.pop(k) for k in list(kwargs) if not k.startswith("_")}
@@ -132,19 +141,56 @@ class LayoutSpider(scrapy.Spider):
         self.allowed_domains = [self.site.host]
         self.root = self.site_root(self.site.url)
         self.pages_requested = 1
+        self.failures: list[str] = []  # "URL: reason" of every request that failed
+        self.store: PostStore | None = None
+        self.incremental = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> LayoutSpider:
         spider = super().from_crawler(crawler, *args, **kwargs)
-        if spider.site.is_loopback and not crawler.settings.getbool("THROTTLE_LOOPBACK"):
+        settings = crawler.settings
+        if spider.site.is_loopback and not settings.getbool("THROTTLE_LOOPBACK"):
             # Politeness delays protect other people's servers; a site on this machine
             # (tests, the bundled samples, benchmarks) is crawled at full speed.
-            crawler.settings.set("AUTOTHROTTLE_ENABLED", False, priority="spider")
-            crawler.settings.set("DOWNLOAD_DELAY", 0, priority="spider")
+            settings.set("AUTOTHROTTLE_ENABLED", False, priority="spider")
+            settings.set("DOWNLOAD_DELAY", 0, priority="spider")
+        if settings.getbool("POST_STORE_ENABLED", True):
+            spider.store = acquire_store(settings)
+            crawler.signals.connect(spider._closed, signal=signals.spider_closed)
+            # Only a site whose last crawl finished can be read incrementally: after a crash,
+            # pages the dead run never reached may hold posts the store does not know.
+            site = spider.site.name
+            spider.incremental = not spider.arguments.full and spider.store.crawl_complete(site)
+            spider.store.set_crawl_complete(site, False)
+            spider.store.flush()
         return spider
 
+    def _closed(self, spider: scrapy.Spider, reason: str) -> None:
+        assert self.store is not None
+        # finished with no failed request: every page it meant to read was read.
+        self.store.set_crawl_complete(self.site.name, reason == "finished" and not self.failures)
+        self.store.flush()
+        release_store(self.crawler.settings)
+
     async def start(self) -> AsyncIterator[scrapy.Request]:
-        yield scrapy.Request(self.site.url, callback=self.parse)
+        yield self.list_request(self.site.url)
+
+    def list_request(self, url: str) -> scrapy.Request:
+        """A request for a list page; conditional when the last run saw the page."""
+        headers = {}
+        state = self.store.page_state(url) if self.incremental and self.store else None
+        if state is not None:
+            if state.etag:
+                headers["If-None-Match"] = state.etag
+            if state.last_modified:
+                headers["If-Modified-Since"] = state.last_modified
+        return scrapy.Request(
+            url,
+            callback=self.parse,
+            errback=self.request_failed,
+            headers=headers,
+            meta={"handle_httpstatus_list": [304], "page_state": state},
+        )
 
     def on_site(self, url: str) -> bool:
         """True for a URL inside this site (same scheme, host and root path)."""
@@ -152,20 +198,53 @@ class LayoutSpider(scrapy.Spider):
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[PostItem | scrapy.Request]:
         stats = self.crawler.stats
+        if response.status == 304:
+            stats.inc_value("layout/pages_unchanged")
+            state: PageState = response.meta["page_state"]
+            # Nothing new on a date-ordered list; a list in another order may still have
+            # changed further on, so its remembered next pages are asked for in turn.
+            if not self.date_ordered:
+                yield from self.follow(response, state.next_urls)
+            return
         items = self.extract(response, self.site)
         stats.inc_value("layout/list_pages")
         stats.inc_value("layout/posts_extracted", len(items))
         if not items:
             stats.inc_value("layout/empty_list_pages")
             logger.warning("no posts found on %s (layout %s)", response.url, self.name)
+        # Decided before the items go to the store, which then knows them.
+        all_known = (
+            bool(items)
+            and self.store is not None
+            and all(self.store.seen(item["id"]) for item in items if item.get("id"))
+        )
         yield from items
-        yield from self.follow_next_pages(response)
+        next_urls = [response.urljoin(link) for link in self.next_page_urls(response)]
+        self.remember(response, next_urls)
+        if self.incremental and self.date_ordered and all_known:
+            stats.inc_value("layout/stopped_at_known_page")
+            logger.info("%s: every post on %s is known; not reading older pages",
+                        self.site.name, response.url)  # fmt: skip
+            return
+        yield from self.follow(response, next_urls)
 
-    def follow_next_pages(self, response: Response) -> Iterator[scrapy.Request]:
+    def remember(self, response: Response, next_urls: list[str]) -> None:
+        """Keep the page's validators and next links, under the URL first asked for."""
+        if self.store is None:
+            return
+        etag = response.headers.get("ETag")
+        modified = response.headers.get("Last-Modified")
+        url = response.meta.get("redirect_urls", [response.url])[0]
+        self.store.remember_page(url, PageState(
+            etag.decode("latin-1") if etag else None,
+            modified.decode("latin-1") if modified else None,
+            tuple(next_urls),
+        ))  # fmt: skip
+
+    def follow(self, response: Response, urls: Iterable[str]) -> Iterator[scrapy.Request]:
         """Requests for the next list pages: on this site only, within ``max_pages``."""
         stats = self.crawler.stats
-        for link in self.next_page_urls(response):
-            url = response.urljoin(link)
+        for url in urls:
             if not self.on_site(url):
                 stats.inc_value("layout/offsite_links_skipped")
                 logger.info("not following %s from %s: outside %s", url, response.url, self.root)
@@ -174,11 +253,19 @@ class LayoutSpider(scrapy.Spider):
                 stats.inc_value("layout/page_limit_reached")
                 logger.warning(
                     "page limit %d reached for site %s; not following %s from %s",
-                    self.site.max_pages,
-                    self.site.name,
-                    url,
-                    response.url,
-                )
+                    self.site.max_pages, self.site.name, url, response.url,
+                )  # fmt: skip
                 continue
             self.pages_requested += 1
-            yield response.follow(url, callback=self.parse)
+            yield self.list_request(url)
+
+    def request_failed(self, failure: Failure) -> None:
+        """Count and log a request that failed for good (after retries), with its URL."""
+        request = failure.request  # type: ignore[attr-defined]
+        if failure.check(HttpError):
+            reason = f"HTTP {failure.value.response.status}"
+        else:
+            reason = f"{failure.type.__name__}: {failure.getErrorMessage()}"
+        self.failures.append(f"{request.url}: {reason}")
+        self.crawler.stats.inc_value("layout/request_failures")
+        logger.error("%s: could not fetch %s (%s)", self.site.name, request.url, reason)

@@ -28,6 +28,8 @@ class CardsSpider(LayoutSpider):
     """
 
     name = "cards"
+    # The "hot" list is sorted by views, not date: a new post can be on any page.
+    date_ordered = False
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:
