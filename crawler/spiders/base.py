@@ -9,6 +9,8 @@ Contract for a layout (a subclass):
   shared :class:`~crawler.loaders.PostLoader` cleans them.
 - ``next_page_urls(response)``: the list pages to follow from this one (may be empty).
 - optionally ``site_root(url)``: the URL prefix a site's pages share (the crawl stays inside).
+- ``signature``: selectors that mark a page of this layout, for ``scrapy detect``.
+- ``date_ordered``: False for lists not sorted newest first (read whole on every run).
 
 The hooks are pure functions of a response: :meth:`LayoutSpider.extract` runs them on a saved
 page in tests exactly as the crawl does. The spider itself only decides what to follow.
@@ -87,6 +89,10 @@ class LayoutSpider(scrapy.Spider):
     """Base class of the layout spiders; see the module docstring for the hook contract."""
 
     name: ClassVar[str] = "layout"  # type: ignore[misc]
+
+    # Selectors (CSS, or XPath when starting with "/" or "(") whose matches mark a page of this
+    # layout; ``scrapy detect`` reports which matched, as evidence.
+    signature: ClassVar[tuple[str, ...]] = ()
 
     # ---- hooks a layout implements (pure functions of a response) -----------------------
     @classmethod
