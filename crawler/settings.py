@@ -31,7 +31,12 @@ ITEM_PIPELINES = {
 }
 EXTENSIONS = {
     "crawler.extensions.exports.ExportsExtension": 500,
+    "crawler.extensions.summary.RunSummaryExtension": 510,
 }
+# Health checks after each run (see crawler/summary.py): a site beyond them is "unhealthy".
+HEALTH_MAX_DATE_FAILURE_RATIO = 0.2
+HEALTH_MIN_TITLE_COVERAGE = 0.9
+HEALTH_MIN_DATE_COVERAGE = 0.8
 
 # Where exports and state live; the cross-run store (any crawler.store.PostStore subclass).
 OUTPUT_DIR = "output"

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from contextlib import ExitStack
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from crawler.exports import write_exports
-from crawler.runs import acquire_store, new_run_id, release_store
+from crawler.lock import LockBusy, RunLock
+from crawler.runs import acquire_store, new_run_id, output_dir, release_store, run_dir
 from crawler.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.sites import SiteConfig, SiteError, registry
+from crawler.summary import (
+    EXIT_CODES,
+    EXIT_LOCKED,
+    EXIT_SITE_FAILED,
+    exit_status,
+    format_table,
+    write_summary,
+)
 
 SAMPLE_PORT_BASE = 18401
 
@@ -22,6 +30,7 @@ class Command(ScrapyCommand):
     robots.txt), then rewrite ``output/posts.{jsonl,csv}`` and the run's delta once."""
 
     requires_project = True
+
     def syntax(self) -> str:
         return "[--site NAME ...] [--sample] [--full]"
 
@@ -81,26 +90,42 @@ class Command(ScrapyCommand):
         if args:
             raise UsageError(f"unexpected arguments: {' '.join(args)}")
         assert self.crawler_process is not None and self.settings is not None
-        with ExitStack() as stack:
-            sites = self.sites(opts, stack)
-            if not sites:
-                raise UsageError("no sites to crawl", print_help=False)
-            run = new_run_id()
-            crawlers = []
-            for site in sites:
-                crawler = self.crawler_process.create_crawler(site.layout)
-                crawler.settings.set("RUN_ID", run, priority="cmdline")
-                crawler.settings.set("EXPORTS_DEFERRED", True, priority="cmdline")
-                crawlers.append((site, crawler))
-                self.crawler_process.crawl(crawler, site_config=site, full=opts.full)
-            self.crawler_process.start()
-        store = acquire_store(self.settings)
+        settings = self.settings
         try:
-            result = write_exports(self.settings, store, run)
-        finally:
-            release_store(self.settings)
-        print(f"run {run}: {len(sites)} site(s)", file=sys.stderr)
+            with RunLock(output_dir(settings) / ".lock"), ExitStack() as stack:
+                sites = self.sites(opts, stack)
+                if not sites:
+                    raise UsageError("no sites to crawl", print_help=False)
+                run = new_run_id()
+                crawlers = []
+                for site in sites:
+                    crawler = self.crawler_process.create_crawler(site.layout)
+                    for name in ("EXPORTS_DEFERRED", "SUMMARY_DEFERRED"):
+                        crawler.settings.set(name, True, priority="cmdline")
+                    crawler.settings.set("RUN_ID", run, priority="cmdline")
+                    crawlers.append(crawler)
+                    self.crawler_process.crawl(crawler, site_config=site, full=opts.full)
+                self.crawler_process.start()
+                summaries = [c.site_summary for c in crawlers if hasattr(c, "site_summary")]
+                # A site whose crawler never got to close (bootstrap failure) is a failure too.
+                interrupted = any(s.finish_reason == "shutdown" for s in summaries)
+                status = exit_status(summaries, interrupted=interrupted)
+                if len(summaries) < len(sites) or self.crawler_process.bootstrap_failed:
+                    status = max(status, EXIT_SITE_FAILED)
+                store = acquire_store(settings)
+                try:
+                    result = write_exports(settings, store, run)
+                finally:
+                    release_store(settings)
+                summary_path = run_dir(settings, run) / "summary.json"
+                write_summary(summary_path, run, summaries, status)
+        except LockBusy as exc:
+            print(f"not crawling: {exc}")
+            self.exitcode = EXIT_LOCKED
+            return
+        print(format_table(summaries))
+        print(f"run {run}: {len(sites)} site(s), exit status {status}: {EXIT_CODES[status]}")
         print(f"all posts ({result.posts}): {result.posts_jsonl} and {result.posts_csv}")
         print(f"new or changed in this run ({result.delta}): {result.delta_jsonl.parent}/")
-        if self.crawler_process.bootstrap_failed:
-            self.exitcode = 1
+        print(f"summary: {summary_path}")
+        self.exitcode = status

@@ -23,7 +23,11 @@ class DedupePipeline:
         key = item["id"]
         if key in self.seen:
             self.stats.inc_value("dedupe/duplicates_in_run")
-            raise DropItem(f"duplicate post {item['url']} (again on {item.get('source_page')})")
+            # Expected (pinned posts, archives): not worth a warning.
+            raise DropItem(
+                f"duplicate post {item['url']} (again on {item.get('source_page')})",
+                log_level="DEBUG",
+            )
         self.seen.add(key)
         self.stats.inc_value("dedupe/unique")
         return item

@@ -1,0 +1,175 @@
+"""The run summary: per site what a run did, its health, and the exit status it gives.
+
+Built from each crawler's stats when its spider closes; printed as a table, saved as
+``output/runs/<run id>/summary.json``, and turned into the exit status of ``scrapy crawl`` and
+``scrapy crawlall`` (see :data:`EXIT_CODES`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Exit statuses of `scrapy crawl` and `scrapy crawlall` (documented in the README).
+EXIT_OK = 0
+EXIT_SITE_FAILED = 1
+EXIT_USAGE = 2  # Scrapy's own status for a usage error (bad argument, unknown site)
+EXIT_UNHEALTHY = 3
+EXIT_INTERRUPTED = 4
+EXIT_LOCKED = 75  # EX_TEMPFAIL: another run holds the lock; try again later
+EXIT_CODES = {
+    EXIT_OK: "every site crawled and healthy",
+    EXIT_SITE_FAILED: "a site failed: its start page or every request errored, or it yielded"
+    " no posts although the store has posts for it",
+    EXIT_USAGE: "bad command line, argument or registry entry",
+    EXIT_UNHEALTHY: "crawled, but a health check failed (date failures, field coverage)",
+    EXIT_INTERRUPTED: "the run was stopped (SIGTERM, Ctrl-C) before it finished: partial",
+    EXIT_LOCKED: "another run is in progress (lock held); nothing was done",
+}
+
+
+@dataclass(frozen=True)
+class HealthThresholds:
+    """Limits of a healthy site crawl (settings ``HEALTH_*``)."""
+
+    max_date_failure_ratio: float = 0.2
+    min_title_coverage: float = 0.9
+    min_date_coverage: float = 0.8
+
+
+@dataclass
+class SiteSummary:
+    """What one run did for one site."""
+
+    site: str
+    layout: str
+    url: str
+    pages_fetched: int = 0
+    pages_unchanged: int = 0
+    posts_seen: int = 0
+    new: int = 0
+    changed: int = 0
+    dropped: int = 0
+    date_failures: int = 0
+    http_errors: int = 0
+    duration_s: float = 0.0
+    finish_reason: str = ""
+    stored_before: int = 0
+    failures: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    failed: bool = False
+
+    @classmethod
+    def from_stats(
+        cls, *, site: str, layout: str, url: str, stats: dict[str, Any], failures: list[str],
+        stored_before: int, finish_reason: str, thresholds: HealthThresholds,
+    ) -> SiteSummary:  # fmt: skip
+        """Summarise a crawler's stats and judge the site's health."""
+        dropped = sum(v for k, v in stats.items() if k.startswith("validate/dropped/"))
+        summary = cls(
+            site=site,
+            layout=layout,
+            url=url,
+            pages_fetched=stats.get("layout/list_pages", 0),
+            pages_unchanged=stats.get("layout/pages_unchanged", 0),
+            posts_seen=stats.get("layout/posts_extracted", 0),
+            new=stats.get("store/new", 0),
+            changed=stats.get("store/changed", 0),
+            dropped=dropped,
+            date_failures=stats.get("dates/unparsed", 0),
+            http_errors=stats.get("layout/request_failures", 0),
+            duration_s=round(float(stats.get("elapsed_time_seconds", 0.0)), 2),
+            finish_reason=finish_reason,
+            stored_before=stored_before,
+            failures=list(failures),
+        )
+        summary.judge(stats, thresholds)
+        return summary
+
+    def judge(self, stats: dict[str, Any], limits: HealthThresholds) -> None:
+        """Set ``failed`` and ``problems`` from what the crawl saw."""
+        start_failed = any(f.startswith(self.url + ":") for f in self.failures)
+        if start_failed:
+            self.problems.append(f"start page failed: {self._failure(self.url)}")
+        elif self.pages_fetched == 0 and self.pages_unchanged == 0:
+            self.problems.append("no list page was read")
+        elif self.posts_seen == 0 and self.pages_unchanged == 0:
+            if self.stored_before:
+                self.problems.append(
+                    f"no posts found, but the store has {self.stored_before} for this site:"
+                    " the layout may have changed"
+                )
+            else:
+                self.problems.append("no posts found")
+        self.failed = bool(self.problems)
+        if self.finish_reason not in ("finished", ""):
+            self.problems.append(f"stopped early: {self.finish_reason}")
+        passed = stats.get("validate/passed", 0)
+        if self.posts_seen:
+            title_coverage = 1 - stats.get("validate/dropped/title", 0) / self.posts_seen
+            if title_coverage < limits.min_title_coverage:
+                self.problems.append(f"titles found for only {title_coverage:.0%} of posts")
+        if passed:
+            dated = stats.get("dates/parsed", 0)
+            if self.date_failures / passed > limits.max_date_failure_ratio:
+                self.problems.append(f"{self.date_failures} of {passed} dates did not parse")
+            if dated / passed < limits.min_date_coverage and self.date_failures:
+                self.problems.append(f"publication time found for only {dated / passed:.0%}")
+        for failure in self.failures:
+            if not failure.startswith(self.url + ":"):
+                self.problems.append(f"page failed: {failure}")
+
+    def _failure(self, url: str) -> str:
+        return next((f.split(": ", 1)[1] for f in self.failures if f.startswith(url + ":")), "")
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+
+def exit_status(summaries: list[SiteSummary], interrupted: bool = False) -> int:
+    """The exit status of a run (see :data:`EXIT_CODES`)."""
+    if interrupted or any(s.finish_reason not in ("finished", "") for s in summaries):
+        return EXIT_INTERRUPTED
+    if any(s.failed for s in summaries):
+        return EXIT_SITE_FAILED
+    if any(not s.healthy for s in summaries):
+        return EXIT_UNHEALTHY
+    return EXIT_OK
+
+
+COLUMNS = (
+    ("site", "site"), ("pages", "pages_fetched"), ("304", "pages_unchanged"),
+    ("posts", "posts_seen"), ("new", "new"), ("changed", "changed"), ("dropped", "dropped"),
+    ("date fail", "date_failures"), ("http err", "http_errors"), ("secs", "duration_s"),
+)  # fmt: skip
+
+
+def format_table(summaries: list[SiteSummary]) -> str:
+    """A plain-text table, one row per site, then each site's problems."""
+    rows = [[label for label, _ in COLUMNS]]
+    rows += [[str(getattr(s, attr)) for _, attr in COLUMNS] for s in summaries]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    for s in summaries:
+        status = "FAILED" if s.failed else "unhealthy" if s.problems else ""
+        lines += [f"{s.site}: {status}: {problem}" for problem in s.problems]
+    return "\n".join(lines)
+
+
+def write_summary(path: Path, run_id: str, summaries: list[SiteSummary], status: int) -> None:
+    """Save the run's summary as JSON (beside the run's exports)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "run_id": run_id,
+        "exit_status": status,
+        "exit_meaning": EXIT_CODES[status],
+        "partial": status == EXIT_INTERRUPTED,
+        "sites": [asdict(s) | {"healthy": s.healthy} for s in summaries],
+    }
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,319 @@
+"""The project deploys to a real Scrapyd (on 127.0.0.1) and its spiders run there.
+
+Builds the egg with ``scrapyd-deploy --build-egg`` (from a copy of the project, so no
+``build/`` or ``*.egg-info`` appears in the checkout), checks the data files are inside and
+readable from the egg alone, uploads it with ``addversion.json``, schedules ``cards`` against
+the bundled sample site and checks the job's items, exports and log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+from urllib.request import Request, urlopen
+
+import pytest
+from conftest import read_jsonl
+
+from crawler.samples.server import LAYOUTS, SiteServer, sample_site
+
+pytest.importorskip("scrapyd", reason="scrapyd is not installed (pip install -e '.[test]')")
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = "blogcrawler"
+JOB_TIMEOUT = 90.0
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without Scrapy's project variables or PYTHONPATH, so the Scrapyd jobs
+    import the crawler from the uploaded egg, not from this checkout."""
+    drop = {"PYTHONPATH", "SCRAPY_SETTINGS_MODULE", "SCRAPY_PROJECT", "SCRAPY_PYTHON_SHELL"}
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _call(url: str, data: bytes | None = None, headers: dict[str, str] | None = None) -> Any:
+    """A Scrapyd API call (loopback only); the decoded JSON answer."""
+    assert url.startswith("http://127.0.0.1:"), url
+    with urlopen(Request(url, data=data, headers=headers or {}), timeout=30) as response:
+        return json.loads(response.read())
+
+
+def _multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    parts = []
+    for name, value in fields.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'.encode()
+            + value.encode()
+            + b"\r\n"
+        )
+    for name, (filename, content) in files.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}";'
+            f' filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
+            + content
+            + b"\r\n"
+        )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return b"".join(parts), f"multipart/form-data; boundary={boundary}"
+
+
+# ---- the egg -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def egg(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project egg, built by ``scrapyd-deploy --build-egg`` from a copy of the project."""
+    base = tmp_path_factory.mktemp("egg")
+    source = base / "project"
+    source.mkdir()
+    shutil.copytree(
+        ROOT / "crawler", source / "crawler", ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
+    for name in ("setup.py", "pyproject.toml", "scrapy.cfg", "README.md"):
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, source / name)
+    target = base / f"{PROJECT}.egg"
+    script = Path(sys.executable).with_name("scrapyd-deploy")
+    command = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "from scrapyd_client.deploy import main; main()"]
+    )
+    result = subprocess.run(
+        [*command, "--build-egg", str(target), "--debug"],
+        cwd=source, env=_clean_env(), capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0 and target.exists(), result.stdout[-2000:] + result.stderr[-3000:]
+    return target
+
+
+def test_egg_holds_the_data_files(egg: Path) -> None:
+    names = set(zipfile.ZipFile(egg).namelist())
+    assert {"crawler/sites.toml", "crawler/post.schema.json", "crawler/settings.py"} <= names
+    for layout in LAYOUTS:
+        sample = ROOT / "crawler" / "samples" / layout
+        for file in sample.iterdir():
+            if file.is_file():
+                assert f"crawler/samples/{layout}/{file.name}" in names
+    entry_points = zipfile.ZipFile(egg).read("EGG-INFO/entry_points.txt").decode()
+    assert "[scrapy]" in entry_points and "settings = crawler.settings" in entry_points
+
+
+def test_data_loads_from_the_egg_alone(egg: Path, tmp_path: Path) -> None:
+    """With only the egg (and the dependencies' site-packages) on sys.path, the registry, the
+    schema and every sample site load through importlib.resources."""
+    code = """if True:
+        import json, sys
+        sys.path.insert(0, sys.argv[1])
+        import crawler
+        from crawler.samples.server import LAYOUTS, sample_site
+        from crawler.schema import validate_post
+        from crawler.sites import registry
+        print(json.dumps({
+            "module": crawler.__file__,
+            "sites": sorted(registry()),
+            "routes": {layout: len(sample_site(layout).routes) for layout in LAYOUTS},
+        }))
+    """
+    # -I: no PYTHONPATH, no user site-packages, and not the current folder on sys.path.
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", code, str(egg)],
+        cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    loaded = json.loads(result.stdout)
+    assert loaded["module"].startswith(str(egg)), loaded["module"]
+    assert loaded["sites"]
+    assert all(loaded["routes"][layout] for layout in LAYOUTS)
+
+
+def test_scrapyd_runner_imports_the_crawler_from_the_egg(egg: Path, tmp_path: Path) -> None:
+    """Scrapyd's runner *appends* the egg to sys.path (pkg_resources' activate): a ``crawler``
+    importable otherwise (this checkout, an installed copy) would win over the egg."""
+    code = """if True:
+        import json, os, sys
+        from scrapyd.runner import activate_egg
+        activate_egg(sys.argv[1])
+        import crawler
+        print(json.dumps([crawler.__file__, os.environ["SCRAPY_SETTINGS_MODULE"]]))
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(egg)],
+        cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    module, settings_module = json.loads(result.stdout.splitlines()[-1])
+    assert module.startswith(str(egg)), module
+    assert settings_module == "crawler.settings"
+
+
+# ---- a real Scrapyd ------------------------------------------------------------------------
+
+
+class Scrapyd:
+    """A Scrapyd process on 127.0.0.1 with its folders under one temporary directory."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.logs_dir = home / "logs"
+        self.items_dir = home / "items"
+        (home / "scrapyd.conf").write_text(
+            "[scrapyd]\n"
+            "bind_address = 127.0.0.1\n"
+            f"http_port = {self.port}\n"
+            f"eggs_dir = {home / 'eggs'}\n"
+            f"logs_dir = {self.logs_dir}\n"
+            f"items_dir = {self.items_dir}\n"
+            f"dbs_dir = {home / 'dbs'}\n"
+            "jobs_dir =\n"
+            "jobs_to_keep = 5\n"
+            "finished_to_keep = 100\n"
+            "max_proc = 2\n"
+            "poll_interval = 0.5\n"
+            "username =\n"
+            "password =\n",
+            encoding="utf-8",
+        )
+        self.output = (home / "scrapyd.out").open("wb")
+        # Scrapyd reads ./scrapyd.conf: run it in its folder (jobs inherit that working dir).
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "scrapyd", "--pidfile", str(home / "twistd.pid")],
+            cwd=home, env=_clean_env(), stdout=self.output, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"scrapyd exited with {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                if self.get("daemonstatus.json")["status"] == "ok":
+                    return
+            except OSError:
+                time.sleep(0.2)
+        pytest.fail(f"scrapyd did not answer daemonstatus.json in {timeout} s:\n{self.log_tail()}")
+
+    def get(self, endpoint: str, **params: str) -> Any:
+        query = f"?{urlencode(params)}" if params else ""
+        return _call(f"{self.url}/{endpoint}{query}")
+
+    def post(self, endpoint: str, params: list[tuple[str, str]]) -> Any:
+        return _call(f"{self.url}/{endpoint}", data=urlencode(params).encode())
+
+    def log_tail(self, chars: int = 4000) -> str:
+        self.output.flush()
+        return (self.home / "scrapyd.out").read_text(encoding="utf-8", errors="replace")[-chars:]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=15)
+        self.output.close()
+
+
+@pytest.fixture(scope="module")
+def scrapyd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scrapyd]:
+    server = Scrapyd(tmp_path_factory.mktemp("scrapyd"))
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def cards_site() -> Iterator[SiteServer]:
+    server = SiteServer(sample_site("cards")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def expected_titles() -> set[str]:
+    titles = set()
+    for output in sorted((ROOT / "tests" / "cases" / "cards").glob("hot-*/output.json")):
+        titles.update(post["title"] for post in json.loads(output.read_text(encoding="utf-8")))
+    return titles
+
+
+def wait_finished(scrapyd: Scrapyd, job: str) -> dict[str, Any]:
+    deadline = time.monotonic() + JOB_TIMEOUT
+    while time.monotonic() < deadline:
+        jobs = scrapyd.get("listjobs.json", project=PROJECT)
+        for finished in jobs["finished"]:
+            if finished["id"] == job:
+                return finished
+        time.sleep(0.5)
+    pytest.fail(f"job {job} not finished in {JOB_TIMEOUT} s: {jobs}\n{scrapyd.log_tail()}")
+
+
+def test_deploy_and_crawl_on_scrapyd(
+    scrapyd: Scrapyd, egg: Path, cards_site: SiteServer, tmp_path: Path
+) -> None:
+    body, content_type = _multipart(
+        {"project": PROJECT, "version": "1"}, {"egg": (egg.name, egg.read_bytes())}
+    )
+    added = _call(
+        f"{scrapyd.url}/addversion.json", data=body, headers={"Content-Type": content_type}
+    )
+    assert added["status"] == "ok", added
+    spiders = scrapyd.get("listspiders.json", project=PROJECT)
+    assert spiders["status"] == "ok", spiders
+    assert set(LAYOUTS) <= set(spiders["spiders"]), spiders
+
+    output = tmp_path / "output"
+    scheduled = scrapyd.post(
+        "schedule.json",
+        [
+            ("project", PROJECT),
+            ("spider", "cards"),
+            ("url", cards_site.url()),
+            ("setting", f"OUTPUT_DIR={output}"),
+        ],
+    )
+    assert scheduled["status"] == "ok", scheduled
+    job = scheduled["jobid"]
+    wait_finished(scrapyd, job)
+
+    log_file = scrapyd.logs_dir / PROJECT / "cards" / f"{job}.log"
+    diagnosis = f"\n--- scrapyd ---\n{scrapyd.log_tail()}"
+    assert log_file.exists(), f"no job log at {log_file}{diagnosis}"
+    log = log_file.read_text(encoding="utf-8", errors="replace")
+    diagnosis = f"\n--- job log ---\n{log[-4000:]}{diagnosis}"
+    assert "Traceback" not in log, diagnosis
+    assert "'finish_reason': 'finished'" in log, diagnosis
+
+    titles = expected_titles()
+    assert len(titles) == 10
+    items = read_jsonl(scrapyd.items_dir / PROJECT / "cards" / f"{job}.jl")
+    assert len(items) == 10, diagnosis
+    assert {item["title"] for item in items} == titles
+    # The crawler's own exports went to OUTPUT_DIR (not into the checkout).
+    posts = read_jsonl(output / "posts.jsonl")
+    assert {post["title"] for post in posts} == titles
+    assert all(post["url"].startswith(cards_site.base_url) for post in posts)
