@@ -92,7 +92,7 @@ class SiteSummary:
         """Set ``failed`` and ``problems`` from what the crawl saw."""
         start_failed = any(f.startswith(self.url + ":") for f in self.failures)
         if start_failed:
-            self.problems.append(f"start page failed: {self._failure(self.url)}")
+            self.problems.append(f"start page {self.url} failed: {self._failure(self.url)}")
         elif self.pages_fetched == 0 and self.pages_unchanged == 0:
             self.problems.append("no list page was read")
         elif self.posts_seen == 0 and self.pages_unchanged == 0:
