@@ -57,6 +57,9 @@ def atomic_export(
 ) -> int:  # fmt: skip
     """Write ``items`` to ``path`` in ``fmt`` ("jsonl" or "csv") atomically; return the count."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    # A run killed mid-export leaves its temporary file; the lock says no export runs now.
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        stale.unlink(missing_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     count = 0
     try:

@@ -18,10 +18,19 @@ AUTOTHROTTLE_START_DELAY = 1.0
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
 DOWNLOAD_TIMEOUT = 30
-DOWNLOAD_MAXSIZE = 10 * 1024 * 1024
+# Blog list pages and feeds are well under 1 MB; a bigger page is a trap or an error.
+DOWNLOAD_MAXSIZE = 8 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
 RETRY_TIMES = 3
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+
+DOWNLOADER_MIDDLEWARES = {
+    # Response order is from high to low: Retry-After before Scrapy's retry (550), encoding
+    # after decompression (590).
+    "crawler.middlewares.retry_after.RetryAfterMiddleware": 560,
+    "crawler.middlewares.encoding.ChineseEncodingMiddleware": 580,
+}
+RETRY_AFTER_MAX = 120  # seconds; a longer Retry-After fails the request instead
 
 ITEM_PIPELINES = {
     "crawler.pipelines.validate.ValidatePipeline": 100,

@@ -111,6 +111,11 @@ class LayoutSpider(scrapy.Spider):
         return ()
 
     @classmethod
+    def page_problem(cls, response: Response) -> str | None:
+        """Why the page cannot be of this layout at all (e.g. HTML where a feed belongs)."""
+        return None
+
+    @classmethod
     def site_root(cls, url: str) -> str:
         """The prefix every page of the site shares; default: scheme and host."""
         parts = urlsplit(url)
@@ -212,6 +217,11 @@ class LayoutSpider(scrapy.Spider):
             if not self.date_ordered:
                 yield from self.follow(response, state.next_urls)
             return
+        problem = self.page_problem(response)
+        if problem:
+            self.failures.append(f"{response.url}: {problem}")
+            stats.inc_value("layout/wrong_pages")
+            logger.error("%s: %s is %s", self.site.name, response.url, problem)
         items = self.extract(response, self.site)
         stats.inc_value("layout/list_pages")
         stats.inc_value("layout/posts_extracted", len(items))

@@ -28,6 +28,7 @@ class CardsSpider(LayoutSpider):
     """
 
     name = "cards"
+    signature = ("main.post-list > article.post-card", ".post-card .post-stat")
     # The "hot" list is sorted by views, not date: a new post can be on any page.
     date_ordered = False
 

@@ -39,6 +39,7 @@ class CnblogsSpider(LayoutSpider):
     """
 
     name = "cnblogs"
+    signature = ("#blog_nav_sitehome", "div.day > div.postTitle a.postTitle2", "div.entrylistItem")
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:

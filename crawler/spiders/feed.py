@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from parsel import Selector, SelectorList
 from scrapy.http import Response, TextResponse
@@ -21,6 +22,7 @@ _NEXT = "/feed/link[@rel='next']/@href | /rss/channel/link[@rel='next']/@href"
 _EMAIL_NAME = re.compile(r"^\S+@\S+\s*\((.+)\)$")
 
 
+@lru_cache(maxsize=8)  # the hooks each need it: parse a page once
 def _feed(response: Response) -> Selector:
     """The response parsed as XML with namespaces removed.
 
@@ -76,6 +78,7 @@ class FeedSpider(LayoutSpider):
     """
 
     name = "feed"
+    signature = ("/rss/channel/item", "/feed/entry", "/RDF/item")
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:
@@ -106,6 +109,13 @@ class FeedSpider(LayoutSpider):
             named = _EMAIL_NAME.match(author.strip())
             loader.add_value("author", named.group(1) if named else author)
         loader.add_value("tags", node.xpath("category").xpath("string()").getall())
+
+    @classmethod
+    def page_problem(cls, response: Response) -> str | None:
+        root = _feed(response).xpath("name(/*)").get()
+        if root in ("rss", "feed", "RDF"):
+            return None
+        return f"not an RSS or Atom feed (its root element is <{root or 'nothing'}>)"
 
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:

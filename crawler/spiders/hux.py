@@ -28,6 +28,7 @@ class HuxSpider(LayoutSpider):
     """
 
     name = "hux"
+    signature = ("nav.navbar-custom", "div.post-preview > a > h2.post-title", "ul.pager li.next")
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:

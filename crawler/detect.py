@@ -1,0 +1,119 @@
+"""Which known layout reads a page: the pure function behind ``scrapy detect``.
+
+Every :class:`~crawler.spiders.base.LayoutSpider` the spider loader knows is tried, so a new
+layout is detected as soon as its spider exists. A layout matches a page when
+
+- its extraction (the same :meth:`LayoutSpider.extract` the crawl runs) yields at least one
+  post with a url and a title, and
+- at least one of its ``signature`` selectors matches the page.
+
+Matches are ranked by evidence: the number of signature selectors that match, then the number
+of posts read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from parsel import Selector
+from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
+from scrapy.settings import BaseSettings
+from scrapy.spiderloader import SpiderLoader
+from scrapy.utils.project import get_project_settings
+
+from crawler.sites import DEFAULT_TIMEZONE, SiteConfig
+from crawler.spiders.base import LayoutSpider
+
+
+@dataclass(frozen=True)
+class Match:
+    """What one layout makes of a page: the evidence, and whether it counts as a match."""
+
+    layout: str
+    signature: dict[str, int]  # every signature selector -> how many elements it matched
+    posts: int  # extracted items with both a url and a title
+    items: int  # extracted items in all
+    first_title: str | None = None
+    first_url: str | None = None
+    next_pages: list[str] = field(default_factory=list)
+    error: str | None = None  # the extraction raised: the layout cannot read this page
+
+    @property
+    def matched_selectors(self) -> list[str]:
+        return [selector for selector, count in self.signature.items() if count]
+
+    @property
+    def matched(self) -> bool:
+        return self.posts >= 1 and bool(self.matched_selectors)
+
+    @property
+    def score(self) -> tuple[int, int]:
+        """Higher is stronger evidence: selectors matched, then posts read."""
+        return (len(self.matched_selectors), self.posts)
+
+
+def layout_classes(settings: BaseSettings | None = None) -> list[type[LayoutSpider]]:
+    """Every layout spider the project's spider loader knows, by name."""
+    loader = SpiderLoader.from_settings(settings or get_project_settings())
+    classes = (loader.load(name) for name in loader.list())
+    return sorted(
+        (cls for cls in classes if issubclass(cls, LayoutSpider) and cls is not LayoutSpider),
+        key=lambda cls: cls.name,
+    )
+
+
+def _document(response: Response) -> Selector:
+    """The page as a fresh selector with namespaces removed (so ``/feed/entry`` matches Atom)."""
+    if not isinstance(response, TextResponse):
+        response = TextResponse(url=response.url, body=response.body, headers=response.headers)
+    looks_xml = response.body.lstrip()[:5] == b"<?xml" and not isinstance(response, HtmlResponse)
+    kind = "xml" if isinstance(response, XmlResponse) or looks_xml else "html"
+    document = Selector(text=response.text, type=kind)
+    document.remove_namespaces()
+    return document
+
+
+def count_matches(document: Selector, selector: str) -> int:
+    """How many elements a signature selector matches: XPath when it starts with / or (."""
+    found = document.xpath(selector) if selector.startswith(("/", "(")) else document.css(selector)
+    return len(found)
+
+
+def examine(response: Response, layout: type[LayoutSpider]) -> Match:
+    """The evidence one layout finds on a page (a :class:`Match`, matched or not)."""
+    document = _document(response)
+    signature = {selector: count_matches(document, selector) for selector in layout.signature}
+    site = SiteConfig.model_construct(
+        name="detect", layout=layout.name, url=response.url, timezone=DEFAULT_TIMEZONE
+    )
+    try:
+        items = layout.extract(response, site)
+        next_pages = [response.urljoin(url) for url in layout.next_page_urls(response)]
+    except Exception as exc:  # a layout meeting a page it cannot read is evidence, not a bug
+        return Match(layout.name, signature, 0, 0, error=f"{type(exc).__name__}: {exc}")
+    posts = [item for item in items if item.get("url") and item.get("title")]
+    first = posts[0] if posts else {}
+    return Match(
+        layout=layout.name,
+        signature=signature,
+        posts=len(posts),
+        items=len(items),
+        first_title=first.get("title"),
+        first_url=first.get("url"),
+        next_pages=next_pages,
+    )
+
+
+def examine_all(
+    response: Response, layouts: Iterable[type[LayoutSpider]] | None = None
+) -> list[Match]:
+    """The evidence of every layout, strongest first (matches before the rest)."""
+    layouts = layout_classes() if layouts is None else layouts
+    found = [examine(response, layout) for layout in layouts]
+    return sorted(found, key=lambda m: (m.matched, m.score), reverse=True)
+
+
+def detect(response: Response, layouts: Iterable[type[LayoutSpider]] | None = None) -> list[Match]:
+    """The layouts that read this page, best evidence first; ``[]`` when none does."""
+    return [match for match in examine_all(response, layouts) if match.matched]

@@ -1,0 +1,1 @@
+"""Downloader middlewares: Retry-After, encoding fallback."""
