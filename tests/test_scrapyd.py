@@ -220,6 +220,16 @@ class Scrapyd:
     def post(self, endpoint: str, params: list[tuple[str, str]]) -> Any:
         return _call(f"{self.url}/{endpoint}", data=urlencode(params).encode())
 
+    def wait_log(self, job_marker: str, timeout: float = 10.0) -> str:
+        """How Scrapyd's log says the job's process ended ("Process finished" or "died")."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for line in self.log_tail(chars=10**7).splitlines():
+                if job_marker in line and ("Process finished" in line or "Process died" in line):
+                    return "Process finished" if "Process finished" in line else line
+            time.sleep(0.2)
+        return "no end of process logged"
+
     def log_tail(self, chars: int = 4000) -> str:
         self.output.flush()
         return (self.home / "scrapyd.out").read_text(encoding="utf-8", errors="replace")[-chars:]
@@ -299,6 +309,9 @@ def test_deploy_and_crawl_on_scrapyd(
     assert scheduled["status"] == "ok", scheduled
     job = scheduled["jobid"]
     wait_finished(scrapyd, job)
+    # Scrapyd logs "Process finished" for exit status 0, "Process died: exitstatus=N" otherwise
+    # (the crawl command's status: 1 site failed, 2 usage error, 3 unhealthy, 75 locked, ...).
+    assert scrapyd.wait_log(f"job={job!r}") == "Process finished", scrapyd.log_tail()
 
     log_file = scrapyd.logs_dir / PROJECT / "cards" / f"{job}.log"
     diagnosis = f"\n--- scrapyd ---\n{scrapyd.log_tail()}"

@@ -57,6 +57,11 @@ def test_bad_spider_arguments_are_clear_errors(layout: str, args: dict, message:
         validate_arguments(layout, args)
 
 
+def test_scrapyd_job_argument_is_not_ours_and_passes() -> None:
+    args, _ = validate_arguments("cards", {"url": "https://x.org/hot", "_job": "abc"})
+    assert args.url == "https://x.org/hot"
+
+
 def test_flags_parse_and_scrapyd_private_arguments_pass() -> None:
     from crawler.spiders.cards import CardsSpider
 

@@ -72,6 +72,7 @@ def validate_arguments(
 
     Arguments whose names start with ``_`` (Scrapyd's ``_job``) are not ours and pass through.
     """
+    arguments = {k: v for k, v in arguments.items() if not k.startswith("_")}
     try:
         args = SpiderArguments.model_validate(arguments)
     except ValidationError as exc:
