@@ -53,4 +53,7 @@ class PostItem(scrapy.Item):
     source_page = scrapy.Field()
     # Set by the store: "new", "changed" or "unchanged" since earlier runs; in run deltas only.
     change = scrapy.Field()
+    # True for a post taken from the store, not read from a page, because its list page was
+    # unchanged (304) or older than the first known page: keeps `-O` files complete.
+    replayed = scrapy.Field()
 

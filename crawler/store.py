@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +33,7 @@ class PageState:
     etag: str | None
     last_modified: str | None
     next_urls: tuple[str, ...]
+    post_ids: tuple[str, ...] = ()
 
 
 class PostStore(ABC):
@@ -53,6 +54,14 @@ class PostStore(ABC):
     @abstractmethod
     def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
         """Posts new or changed in a run, with ``change`` set to ``"new"`` or ``"changed"``."""
+
+    @abstractmethod
+    def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
+        """Every stored post of one site, newest first."""
+
+    @abstractmethod
+    def posts_by_id(self, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
+        """The stored posts with these ids (unknown ids are skipped)."""
 
     @abstractmethod
     def count(self, site: str | None = None) -> int:
@@ -119,7 +128,8 @@ class SQLiteStore(PostStore):
             url TEXT PRIMARY KEY,
             etag TEXT,
             last_modified TEXT,
-            next_urls TEXT NOT NULL
+            next_urls TEXT NOT NULL,
+            post_ids TEXT NOT NULL
         );
         CREATE TABLE IF NOT EXISTS sites (
             site TEXT PRIMARY KEY,
@@ -192,6 +202,21 @@ class SQLiteStore(PostStore):
         for data, change in cursor:
             yield {**json.loads(data), "change": change}
 
+    def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
+        cursor = self.db.execute(
+            "SELECT data FROM posts WHERE site = ? ORDER BY published_utc IS NULL,"
+            " published_utc DESC, id",
+            (site,),
+        )
+        for (data,) in cursor:
+            yield json.loads(data)
+
+    def posts_by_id(self, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
+        for post_id in ids:
+            row = self.db.execute("SELECT data FROM posts WHERE id = ?", (post_id,)).fetchone()
+            if row is not None:
+                yield json.loads(row[0])
+
     def count(self, site: str | None = None) -> int:
         if site is None:
             return self.db.execute("SELECT COUNT(*) FROM posts").fetchone()[0]
@@ -199,15 +224,18 @@ class SQLiteStore(PostStore):
 
     def page_state(self, url: str) -> PageState | None:
         row = self.db.execute(
-            "SELECT etag, last_modified, next_urls FROM pages WHERE url = ?", (url,)
+            "SELECT etag, last_modified, next_urls, post_ids FROM pages WHERE url = ?", (url,)
         ).fetchone()
-        return PageState(row[0], row[1], tuple(json.loads(row[2]))) if row else None
+        if row is None:
+            return None
+        return PageState(row[0], row[1], tuple(json.loads(row[2])), tuple(json.loads(row[3])))
 
     def remember_page(self, url: str, state: PageState) -> None:
         self.db.execute(
-            "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?)",
-            (url, state.etag, state.last_modified, json.dumps(list(state.next_urls))),
-        )
+            "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?)",
+            (url, state.etag, state.last_modified, json.dumps(list(state.next_urls)),
+             json.dumps(list(state.post_ids))),
+        )  # fmt: skip
 
     def crawl_complete(self, site: str) -> bool:
         row = self.db.execute("SELECT complete FROM sites WHERE site = ?", (site,)).fetchone()

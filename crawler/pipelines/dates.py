@@ -44,6 +44,8 @@ class DatesPipeline:
         return getattr(site, "timezone", DEFAULT_TIMEZONE)
 
     def process_item(self, item: PostItem) -> PostItem:
+        if item.get("replayed"):
+            return item  # taken from the store: dated when it was read
         now = datetime.now(UTC).replace(microsecond=0)
         item["crawled_at"] = now.isoformat()
         raw = item.get("published_raw")

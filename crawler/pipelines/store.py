@@ -5,8 +5,9 @@ from __future__ import annotations
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from crawler.items import PostItem
+from crawler.items import POST_FIELDS, PostItem
 from crawler.runs import acquire_store, release_store, run_id
+from crawler.store import UNCHANGED
 
 
 class StorePipeline:
@@ -29,9 +30,12 @@ class StorePipeline:
         return cls(crawler)
 
     def process_item(self, item: PostItem) -> PostItem:
+        if item.get("replayed"):
+            item["change"] = UNCHANGED  # from the store itself: nothing to record
+            self.stats.inc_value("store/from_store")
+            return item
         item["change"] = self.store.record(
-            {name: item.get(name) for name in item.fields if name not in ("change", "source_page")},
-            self.run_id,
+            {name: item.get(name) for name in POST_FIELDS}, self.run_id
         )
         self.stats.inc_value(f"store/{item['change']}")
         return item

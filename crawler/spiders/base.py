@@ -156,6 +156,9 @@ class LayoutSpider(scrapy.Spider):
         self.failures: list[str] = []  # "URL: reason" of every request that failed
         self.store: PostStore | None = None
         self.incremental = False
+        # Ids of the posts this run has given out, so that what is taken from the store for
+        # unread pages never repeats (or overrides) a post read this run.
+        self.given: set[str] = set()
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> LayoutSpider:
@@ -213,9 +216,12 @@ class LayoutSpider(scrapy.Spider):
         if response.status == 304:
             stats.inc_value("layout/pages_unchanged")
             state: PageState = response.meta["page_state"]
+            yield from self.from_store(state.post_ids)
             # Nothing new on a date-ordered list; a list in another order may still have
             # changed further on, so its remembered next pages are asked for in turn.
-            if not self.date_ordered:
+            if self.date_ordered:
+                yield from self.from_store()
+            else:
                 yield from self.follow(response, state.next_urls)
             return
         problem = self.page_problem(response)
@@ -235,18 +241,35 @@ class LayoutSpider(scrapy.Spider):
             and self.store is not None
             and all(self.store.seen(item["id"]) for item in items if item.get("id"))
         )
+        self.given.update(item["id"] for item in items if item.get("id"))
         yield from items
         next_urls = [response.urljoin(link) for link in self.next_page_urls(response)]
-        self.remember(response, next_urls)
+        self.remember(response, next_urls, items)
         if self.incremental and self.date_ordered and all_known:
             stats.inc_value("layout/stopped_at_known_page")
             logger.info("%s: every post on %s is known; not reading older pages",
                         self.site.name, response.url)  # fmt: skip
+            yield from self.from_store()
             return
         yield from self.follow(response, next_urls)
 
-    def remember(self, response: Response, next_urls: list[str]) -> None:
-        """Keep the page's validators and next links, under the URL first asked for."""
+    def from_store(self, ids: Iterable[str] | None = None) -> Iterator[PostItem]:
+        """Posts not read this run, as last stored: those of an unchanged page (``ids``) or,
+        when the crawl stops early, every other post of the site — so a ``-O`` file always
+        holds the whole site, while the run's delta holds only what changed."""
+        if self.store is None:
+            return
+        posts = self.store.site_posts(self.site.name) if ids is None else (
+            self.store.posts_by_id(ids))  # fmt: skip
+        for post in posts:
+            if post["id"] in self.given:
+                continue
+            self.given.add(post["id"])
+            self.crawler.stats.inc_value("layout/posts_from_store")
+            yield PostItem({k: v for k, v in post.items() if k in PostItem.fields}, replayed=True)
+
+    def remember(self, response: Response, next_urls: list[str], items: list[PostItem]) -> None:
+        """Keep the page's validators, next links and posts, under the URL first asked for."""
         if self.store is None:
             return
         etag = response.headers.get("ETag")
@@ -256,6 +279,7 @@ class LayoutSpider(scrapy.Spider):
             etag.decode("latin-1") if etag else None,
             modified.decode("latin-1") if modified else None,
             tuple(next_urls),
+            tuple(item["id"] for item in items if item.get("id")),
         ))  # fmt: skip
 
     def follow(self, response: Response, urls: Iterable[str]) -> Iterator[scrapy.Request]:
