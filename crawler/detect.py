@@ -13,11 +13,12 @@ of posts read.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from parsel import Selector
-from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
+from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.settings import BaseSettings
 from scrapy.spiderloader import SpiderLoader
 from scrapy.utils.project import get_project_settings
@@ -63,12 +64,20 @@ def layout_classes(settings: BaseSettings | None = None) -> list[type[LayoutSpid
     )
 
 
+# A feed's root element, after an optional XML declaration, comments or processing instructions.
+_FEED_START = re.compile(rb"\s*(?:<\?[^>]*>\s*|<!--.*?-->\s*)*<(?:rss|feed|rdf:RDF)\b", re.S)
+
+
 def _document(response: Response) -> Selector:
-    """The page as a fresh selector with namespaces removed (so ``/feed/entry`` matches Atom)."""
+    """The page as a fresh selector with namespaces removed (so ``/feed/entry`` matches Atom).
+
+    Parsed as XML when served as XML or when it starts like a feed (feeds are often served as
+    ``text/html`` or ``application/octet-stream``), else as HTML.
+    """
     if not isinstance(response, TextResponse):
         response = TextResponse(url=response.url, body=response.body, headers=response.headers)
-    looks_xml = response.body.lstrip()[:5] == b"<?xml" and not isinstance(response, HtmlResponse)
-    kind = "xml" if isinstance(response, XmlResponse) or looks_xml else "html"
+    xml = isinstance(response, XmlResponse) or bool(_FEED_START.match(response.body[:4096]))
+    kind = "xml" if xml else "html"
     document = Selector(text=response.text, type=kind)
     document.remove_namespaces()
     return document

@@ -1,5 +1,7 @@
 """Scrapy settings of the blog crawler; each can be overridden with ``-s NAME=VALUE``."""
 
+from pathlib import Path
+
 from crawler.items import POST_FIELDS
 
 BOT_NAME = "blogcrawler"
@@ -65,3 +67,7 @@ TELNETCONSOLE_ENABLED = False
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 SAMPLE_PORT_BASE = 18401  # crawlall --sample serves its four sites on this port and the next three
+
+# `scrapy genspider -t layout NAME DOMAIN`. This folder replaces Scrapy's own templates folder,
+# so it also holds copies of basic/crawl/csvfeed/xmlfeed (tests/test_genspider.py checks them).
+TEMPLATES_DIR = str(Path(__file__).resolve().parent / "templates")

@@ -8,10 +8,9 @@ from crawler.sites import SiteError, load_registry, name_from_url, registry, res
 from crawler.spiders.base import validate_arguments
 
 
-def test_packaged_registry_is_valid_and_names_known_layouts() -> None:
+def test_packaged_registry_is_valid() -> None:
     sites = registry()
     assert sites["robindevnotes"].layout == "cnblogs"
-    assert {site.layout for site in sites.values()} <= {"cnblogs", "hux", "cards", "feed"}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,160 @@
+"""``scrapy detect URL``: which known layout reads a page, with the evidence.
+
+Exit status: 0 when a layout matched, 1 when none did, 2 for a usage error or a page that
+could not be fetched. The page is fetched through Scrapy with the project's settings
+(User-Agent, robots.txt, timeouts, retries), by :func:`fetch`, which ``savecase`` shares.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import scrapy
+from scrapy.commands import ScrapyCommand
+from scrapy.crawler import CrawlerProcessBase
+from scrapy.exceptions import IgnoreRequest, UsageError
+from scrapy.http import Response
+from scrapy.settings import BaseSettings
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.python.failure import Failure
+
+from crawler.detect import Match, examine_all
+from crawler.sites import check_http_url
+
+
+class FetchError(Exception):
+    """The page could not be fetched; the message says why (HTTP status, robots.txt, ...)."""
+
+
+@dataclass
+class _Fetched:
+    response: Response | None = None
+    error: str | None = None
+
+
+class _FetchSpider(scrapy.Spider):
+    """Requests one URL (redirects followed) and keeps the response."""
+
+    name = "fetch-page"
+    # One page, no items: no pipelines, store or exports. (Spider priority: above the
+    # project's settings, below the command line's -s.)
+    custom_settings: ClassVar[dict[str, Any]] = {
+        "ITEM_PIPELINES": {},
+        "EXTENSIONS": {"crawler.extensions.exports.ExportsExtension": None},
+        "POST_STORE_ENABLED": False,
+    }
+
+    def __init__(self, url: str, result: _Fetched, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.url, self.result = url, result
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        yield scrapy.Request(self.url, callback=self.keep, errback=self.failed, dont_filter=True)
+
+    def keep(self, response: Response) -> None:
+        self.result.response = response
+
+    def failed(self, failure: Failure) -> None:
+        if failure.check(HttpError):
+            self.result.error = f"HTTP {failure.value.response.status}"
+        elif failure.check(IgnoreRequest):  # e.g. forbidden by robots.txt
+            self.result.error = str(failure.value) or "request ignored"
+        else:
+            self.result.error = f"{failure.type.__name__}: {failure.getErrorMessage()}"
+
+
+def fetch(process: CrawlerProcessBase, url: str) -> Response:
+    """Fetch ``url`` with the project's settings; raise :class:`FetchError` if it fails."""
+    result = _Fetched()
+    process.crawl(_FetchSpider, url=url, result=result)
+    process.start()
+    if result.response is None:
+        raise FetchError(f"could not fetch {url}: {result.error or 'no response'}")
+    return result.response
+
+
+def quiet(settings: BaseSettings) -> None:
+    """Warnings only on stderr (the output is the report), unless ``-L``/``-s`` say otherwise."""
+    settings.set("LOG_LEVEL", "WARNING", priority="spider")
+
+
+def checked_url(url: str) -> str:
+    try:
+        return check_http_url(url)
+    except ValueError as exc:
+        raise UsageError(str(exc), print_help=False) from exc
+
+
+def describe(match: Match) -> list[str]:
+    """The evidence of one layout as printed lines."""
+    verdict = "MATCH" if match.matched else "no match"
+    lines = [f"{match.layout}: {verdict}, {match.posts} post(s) with url and title"]
+    if match.first_title:
+        lines.append(f"  first post: {match.first_title!r} <{match.first_url}>")
+    found = [f"{sel} ({n})" for sel, n in match.signature.items() if n]
+    missing = [sel for sel, n in match.signature.items() if not n]
+    lines.append(f"  signature found: {', '.join(found) or 'none'}")
+    if missing:
+        lines.append(f"  signature not found: {', '.join(missing)}")
+    if match.next_pages:
+        lines.append(f"  next pages: {' '.join(match.next_pages)}")
+    if match.error:
+        lines.append(f"  extraction failed: {match.error}")
+    return lines
+
+
+class Command(ScrapyCommand):
+    """Fetch a page and say which known layout(s) read it."""
+
+    requires_project = True
+
+    def syntax(self) -> str:
+        return "[--all] <url>"
+
+    def short_desc(self) -> str:
+        return "Fetch a page and print which known layout reads it, with the evidence"
+
+    def long_desc(self) -> str:
+        return (
+            "Fetch a page and print which known layout reads it: the signature selectors "
+            "that matched, how many posts the layout extracted and the first title. Exit "
+            "status 0 when a layout matched, 1 for none, 2 when the page cannot be fetched."
+        )
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument(
+            "--all", action="store_true", help="also print the evidence of layouts not matching"
+        )
+
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        assert self.settings is not None
+        quiet(self.settings)
+        super().process_options(args, opts)
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) != 1:
+            raise UsageError("give one URL")
+        url = checked_url(args[0])
+        assert self.crawler_process is not None
+        try:
+            response = fetch(self.crawler_process, url)
+        except FetchError as exc:
+            print(exc, file=sys.stderr)
+            self.exitcode = 2
+            return
+        evidence = examine_all(response)
+        matches = [m for m in evidence if m.matched]
+        shown = evidence if opts.all else matches
+        if response.url != url:
+            print(f"(redirected to {response.url})")
+        for match in shown:
+            print("\n".join(describe(match)))
+        if not matches:
+            tried = ", ".join(sorted(m.layout for m in evidence))
+            print(f"none: no known layout reads {response.url} (tried {tried})")
+            self.exitcode = 1
