@@ -25,12 +25,18 @@ from crawler.processors import (
 
 
 def _absolute(value: str, loader_context: dict[str, Any]) -> str | None:
-    """Resolve a link against the page it was found on (``base_url`` in the loader context)."""
+    """Resolve a link against the page it was found on (``base_url`` in the loader context).
+
+    None for a link that is no URL (``http://[``): one bad href must not crash the page.
+    """
     value = value.strip()
     if not value:
         return None
     base = loader_context.get("base_url")
-    return urljoin(base, value) if base else value
+    try:
+        return urljoin(base, value) if base else value
+    except ValueError:
+        return None
 
 
 class PostLoader(ItemLoader):

@@ -132,19 +132,34 @@ def labelled_counts(texts: Iterable[str]) -> dict[str, int]:
         if len(labels) == 1 and len(numbers) == 1:
             # One label and one number in a text (a stat span): they belong together,
             # whichever comes first ("浏览 130", "130 浏览").
-            _store(found, COUNT_LABELS[labels[0].lower()], *numbers[0])
+            _store(found, _field_of(labels[0]), *numbers[0])
             continue
         # Label-first forms are unambiguous ("阅读(8)"); remove them before reading number-first
         # forms, so that "(8) 评论" can never be read as 8 comments.
         for match in _LABEL_FIRST.finditer(text):
-            label = match.group(1).lower()
             number, suffix = (match.group(2), match.group(3)) if match.group(2) else (
                 match.group(4), match.group(5))
-            _store(found, COUNT_LABELS[label], number, suffix)
+            _store(found, _field_of(match.group(1)), number, suffix)
         rest = _LABEL_FIRST.sub(" ", text)
         for match in _NUMBER_FIRST.finditer(rest):
-            _store(found, COUNT_LABELS[match.group(3).lower()], match.group(1), match.group(2))
+            _store(found, _field_of(match.group(3)), match.group(1), match.group(2))
     return found
+
+
+def _field_of(label: str) -> str:
+    """The item field of a label the patterns matched.
+
+    They match case-insensitively in Unicode, where "lıkes" (dotless i) or "LİKES" match
+    "likes" but ``str.lower()`` does not give back the table's key.
+    """
+    field = COUNT_LABELS.get(label.lower())
+    if field is not None:
+        return field
+    return next(
+        field
+        for name, field in COUNT_LABELS.items()
+        if re.fullmatch(re.escape(name), label, re.IGNORECASE)
+    )
 
 
 def _store(found: dict[str, int], field: str, number: str, suffix: str) -> None:
@@ -154,10 +169,17 @@ def _store(found: dict[str, int], field: str, number: str, suffix: str) -> None:
 
 
 def canonical_url(value: str | None) -> str | None:
-    """The canonical form of an absolute URL (w3lib: sorted query, no fragment)."""
+    """The canonical form of an absolute URL (w3lib: sorted query, no fragment).
+
+    None for text that cannot be a URL (``http://[``, a port out of range): the item is then
+    dropped for having no url, instead of the page's other posts being lost to an exception.
+    """
     if not value:
         return None
-    return canonicalize_url(value.strip())
+    try:
+        return canonicalize_url(value.strip())
+    except ValueError:
+        return None
 
 
 def post_id(url: str) -> str:

@@ -67,7 +67,9 @@ class SiteSummary:
         stored_before: int, finish_reason: str, thresholds: HealthThresholds,
     ) -> SiteSummary:  # fmt: skip
         """Summarise a crawler's stats and judge the site's health."""
-        dropped = sum(v for k, v in stats.items() if k.startswith("validate/dropped/"))
+        # Posts dropped, not missing fields: summing validate/dropped/<field> counted a post
+        # without url and title twice.
+        dropped = stats.get("validate/dropped", 0)
         summary = cls(
             site=site,
             layout=layout,

@@ -17,8 +17,9 @@ REQUIRED_FIELDS = ("url", "title")
 class ValidatePipeline:
     """Drops an item missing a required field, logging the page URL and the field.
 
-    Counts ``validate/dropped/<field>`` in the crawl stats; an item with a date that does not
-    parse is kept (that is the dates pipeline's count).
+    Counts ``validate/dropped`` (items) and ``validate/dropped/<field>`` (each missing field)
+    in the crawl stats; an item with a date that does not parse is kept (that is the dates
+    pipeline's count).
     """
 
     def __init__(self, crawler: Crawler) -> None:
@@ -31,6 +32,8 @@ class ValidatePipeline:
     def process_item(self, item: PostItem) -> PostItem:
         missing = [name for name in REQUIRED_FIELDS if not item.get(name)]
         if missing:
+            # Once per item: a card without its title link lacks url and title, one post.
+            self.stats.inc_value("validate/dropped")
             for name in missing:
                 self.stats.inc_value(f"validate/dropped/{name}")
             page = item.get("source_page") or "unknown page"
