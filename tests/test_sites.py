@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from crawler.arguments import validate_arguments
 from crawler.sites import SiteError, load_registry, name_from_url, registry, resolve_site
-from crawler.spiders.base import validate_arguments
 
 
 def test_packaged_registry_is_valid() -> None:

@@ -13,10 +13,11 @@ import argparse
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.exceptions import UsageError
 
+from crawler.arguments import validate_arguments
 from crawler.lock import LockBusy, RunLock
 from crawler.runs import output_dir
 from crawler.sites import SiteError
-from crawler.spiders.base import LayoutSpider, validate_arguments
+from crawler.spiders.base import LayoutSpider
 from crawler.summary import EXIT_LOCKED, exit_status
 
 
