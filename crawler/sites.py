@@ -36,6 +36,10 @@ def check_http_url(value: str) -> str:
         raise ValueError(f"URL must start with http:// or https://, got {value!r}")
     if not parts.hostname:
         raise ValueError(f"URL has no host: {value!r}")
+    try:
+        parts.port  # noqa: B018 -- urllib checks the port only when it is read
+    except ValueError as exc:
+        raise ValueError(f"URL has a bad port: {value!r}") from exc
     return value
 
 

@@ -15,7 +15,7 @@ from scrapy.exceptions import UsageError
 
 from crawler.arguments import validate_arguments
 from crawler.lock import LockBusy, RunLock
-from crawler.runs import output_dir
+from crawler.runs import output_dir, run_dir, run_id
 from crawler.sites import SiteError
 from crawler.spiders.base import LayoutSpider
 from crawler.summary import EXIT_LOCKED, exit_status
@@ -37,7 +37,8 @@ class Command(ScrapyCrawlCommand):
             return
         try:
             validate_arguments(spidercls.name, dict(opts.spargs))
-        except SiteError as exc:
+            run_dir(self.settings, run_id(self.settings))  # a -s RUN_ID must stay in output/
+        except (SiteError, ValueError) as exc:
             raise UsageError(str(exc), print_help=False) from exc
         try:
             with RunLock(output_dir(self.settings) / ".lock"):

@@ -12,7 +12,6 @@ from scrapy.downloadermiddlewares.retry import get_retry_request
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.utils.defer import deferred_to_future
-from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
 logger = logging.getLogger(__name__)
@@ -77,5 +76,9 @@ class RetryAfterMiddleware:
             return response  # retries used up: the failure is reported
         stats.inc_value("retry_after/waited")
         logger.info("%s: waiting %.1fs as Retry-After asks", request.url, delay)
+        # Imported here: importing the reactor at module load would install the default one
+        # before Scrapy installs the configured reactor.
+        from twisted.internet import reactor
+
         await deferred_to_future(deferLater(reactor, delay, lambda: None))
         return retry

@@ -260,7 +260,9 @@ class LayoutSpider(scrapy.Spider):
         if failure.check(HttpError):
             reason = f"HTTP {failure.value.response.status}"
         else:
-            reason = f"{failure.type.__name__}: {failure.getErrorMessage()}"
+            # Some Twisted errors carry no message: name the error alone then.
+            message = failure.getErrorMessage().strip()
+            reason = failure.type.__name__ + (f": {message}" if message else "")
         self.failures.append(f"{request.url}: {reason}")
         self.crawler.stats.inc_value("layout/request_failures")
         logger.error("%s: could not fetch %s (%s)", self.site.name, request.url, reason)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from parsel import Selector
+from parsel import Selector, SelectorList
 from scrapy.http import Response
 
 from crawler.loaders import PostLoader
@@ -16,6 +16,16 @@ _NEXT = (
     "//a[contains(concat(' ', normalize-space(@class), ' '), ' next ')]/@href"
     " | //a[@rel='next']/@href | //a[starts-with(normalize-space(.), '下一页')]/@href"
 )
+
+
+_CARD = "ancestor-or-self::*[contains(concat(' ', normalize-space(@class), ' '), ' post-card ')]"
+
+
+def _own(card: Selector, css: str) -> SelectorList:
+    """Matches inside this card but not inside a card nested in it: with a closing tag
+    missing, the parser puts the following cards inside this one."""
+    depth = len(card.xpath(_CARD))
+    return SelectorList(m for m in card.css(css) if len(m.xpath(_CARD)) == depth)
 
 
 class CardsSpider(LayoutSpider):
@@ -39,17 +49,22 @@ class CardsSpider(LayoutSpider):
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        loader.add_css("title", ".post-title a ::text")
-        loader.add_css("url", ".post-title a::attr(href)")
-        loader.add_css("summary", ".post-summary ::text")
-        loader.add_css("category", ".post-category ::text")
-        date = node.css("time.post-date, .post-meta time")[:1]
-        printed = date.xpath("string()").get()
+        def own(css: str) -> SelectorList:
+            return _own(node, css)
+
+        loader.add_value("title", own(".post-title a")[:1].xpath(".//text()").getall())
+        loader.add_value("url", own(".post-title a")[:1].attrib.get("href"))
+        loader.add_value("summary", own(".post-summary")[:1].xpath(".//text()").getall())
+        # Its own first text: with </a> missing, the rest of the card ends up inside.
+        loader.add_value("category", own(".post-category")[:1].xpath("text()").get())
+        date = own("time.post-date, .post-meta time")[:1]
+        # The time's own text: with </time> missing, the stats after it end up inside.
+        printed = "".join(date.xpath("text()").getall())
         loader.add_value("published_raw", date.attrib.get("datetime", "").strip() or printed)
         # One string per stat, so "<i/><em>130</em> 浏览" reads as "130 浏览"; without stat
         # spans, the whole meta line (its date and category carry no count label).
-        stats = node.css(".post-stat").xpath("string()").getall()
-        loader.add_counts(stats or node.css(".post-meta").xpath("string()").getall())
+        stats = own(".post-stat").xpath("string()").getall()
+        loader.add_counts(stats or own(".post-meta")[:1].xpath("string()").getall())
 
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:
