@@ -13,10 +13,12 @@ exports and the consolidated ``output/posts.csv`` all follow the same rules:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import IO, Any
 
+from scrapy import Item
 from scrapy.crawler import Crawler
-from scrapy.exporters import CsvItemExporter
+from scrapy.exporters import CsvItemExporter, JsonLinesItemExporter
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 DEFAULT_LIST_SEPARATOR = " | "
@@ -27,7 +29,43 @@ def neutralise_formula(value: str) -> str:
     return "'" + value if value.startswith(FORMULA_PREFIXES) else value
 
 
-class SafeCsvItemExporter(CsvItemExporter):
+class PlainFieldsMixin:
+    """``get_serialized_fields`` for dicts and Scrapy items without an ItemAdapter per field.
+
+    Same result as Scrapy's for those item types (declared order from ``fields_to_export``,
+    missing fields as ``default_value`` when empty fields are exported), at a third of the
+    cost: every post is exported five times a run (``-O``, dataset and delta, JSON and CSV).
+    """
+
+    fields_to_export: Any
+    export_empty_fields: bool
+
+    def get_serialized_fields(
+        self, item: Any, default_value: Any = None, include_empty: bool | None = None
+    ) -> Iterable[tuple[str, Any]]:
+        fields = self.fields_to_export
+        if not isinstance(item, dict | Item) or not isinstance(fields, list | tuple):
+            return super().get_serialized_fields(item, default_value, include_empty)  # type: ignore[misc]
+        if include_empty is None:
+            include_empty = self.export_empty_fields
+        meta = item.fields if isinstance(item, Item) else {}
+        serialized = []
+        for name in fields:
+            if name in item:
+                value = item[name]
+            elif include_empty:
+                value = default_value
+            else:
+                continue
+            serialized.append((name, self.serialize_field(meta.get(name, {}), name, value)))  # type: ignore[attr-defined]
+        return serialized
+
+
+class JsonLinesExporter(PlainFieldsMixin, JsonLinesItemExporter):
+    """Scrapy's JSON Lines exporter with the cheaper field serialisation."""
+
+
+class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
     """Scrapy's CSV exporter with list joining, formula neutralisation and an optional BOM."""
 
     def __init__(self, file: IO[bytes], *, bom: bool = False, **kwargs: Any) -> None:

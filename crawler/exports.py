@@ -10,14 +10,15 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scrapy.exporters import BaseItemExporter, JsonLinesItemExporter
+from scrapy.exporters import BaseItemExporter
 from scrapy.settings import BaseSettings
 
-from crawler.exporters import DEFAULT_LIST_SEPARATOR, SafeCsvItemExporter
+from crawler.exporters import DEFAULT_LIST_SEPARATOR, JsonLinesExporter, SafeCsvItemExporter
 from crawler.items import POST_FIELDS
 from crawler.runs import output_dir, run_dir
 from crawler.store import PostStore
@@ -42,7 +43,7 @@ def _exporter(
 ) -> BaseItemExporter:
     common = {"fields_to_export": list(fields), "export_empty_fields": True, "encoding": "utf-8"}
     if fmt == "jsonl":
-        return JsonLinesItemExporter(file, **common)
+        return JsonLinesExporter(file, **common)
     return SafeCsvItemExporter(
         file,
         bom=settings.getbool("CSV_BOM"),
@@ -52,30 +53,35 @@ def _exporter(
 
 
 def atomic_export(
-    path: Path, fmt: str, items: Iterable[Mapping[str, Any]], fields: tuple[str, ...],
+    targets: Mapping[Path, str], items: Iterable[Mapping[str, Any]], fields: tuple[str, ...],
     settings: BaseSettings,
 ) -> int:  # fmt: skip
-    """Write ``items`` to ``path`` in ``fmt`` ("jsonl" or "csv") atomically; return the count."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # A run killed mid-export leaves its temporary file; the lock says no export runs now.
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        stale.unlink(missing_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    count = 0
-    try:
-        with os.fdopen(fd, "wb") as file:
-            exporter = _exporter(fmt, file, fields, settings)
+    """Write ``items`` to each path of ``targets`` in its format ("jsonl" or "csv"), in one
+    pass over the items, each file atomically; return the number of items."""
+    with ExitStack() as cleanup:
+        files = []
+        for path, fmt in targets.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # A run killed mid-export leaves its temporary file; the lock says no export runs.
+            for stale in path.parent.glob(f".{path.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            cleanup.callback(Path(tmp).unlink, missing_ok=True)  # a no-op once renamed
+            file = cleanup.enter_context(os.fdopen(fd, "wb"))
+            files.append((path, Path(tmp), file, _exporter(fmt, file, fields, settings)))
+        for *_, exporter in files:
             exporter.start_exporting()
-            for item in items:
-                exporter.export_item(dict(item))
-                count += 1
+        count = 0
+        for item in items:
+            for *_, exporter in files:
+                exporter.export_item(item)
+            count += 1
+        for _, _, file, exporter in files:
             exporter.finish_exporting()
             file.flush()
             os.fsync(file.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+        for path, tmp, _, _ in files:
+            os.replace(tmp, path)
     return count
 
 
@@ -84,17 +90,19 @@ def write_exports(settings: BaseSettings, store: PostStore, run: str) -> ExportR
     store.flush()
     out = output_dir(settings)
     delta = run_dir(settings, run)
-    counts = {}
-    for fmt in ("jsonl", "csv"):
-        counts[fmt] = atomic_export(out / f"posts.{fmt}", fmt, store.posts(), POST_FIELDS, settings)
-        counts[f"delta-{fmt}"] = atomic_export(
-            delta / f"changes.{fmt}", fmt, store.changes(run), DELTA_FIELDS, settings
-        )
+    posts = atomic_export(
+        {out / "posts.jsonl": "jsonl", out / "posts.csv": "csv"}, store.posts(), POST_FIELDS,
+        settings,
+    )  # fmt: skip
+    changes = atomic_export(
+        {delta / "changes.jsonl": "jsonl", delta / "changes.csv": "csv"}, store.changes(run),
+        DELTA_FIELDS, settings,
+    )  # fmt: skip
     return ExportResult(
         posts_jsonl=out / "posts.jsonl",
         posts_csv=out / "posts.csv",
-        posts=counts["jsonl"],
+        posts=posts,
         delta_jsonl=delta / "changes.jsonl",
         delta_csv=delta / "changes.csv",
-        delta=counts["delta-jsonl"],
+        delta=changes,
     )

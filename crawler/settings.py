@@ -43,6 +43,7 @@ ITEM_PIPELINES = {
 EXTENSIONS = {
     "crawler.extensions.exports.ExportsExtension": 500,
     "crawler.extensions.summary.RunSummaryExtension": 510,
+    "crawler.extensions.gc_tuning.GcTuningExtension": 520,
 }
 # Health checks after each run (see crawler/summary.py): a site beyond them is "unhealthy".
 HEALTH_MAX_DATE_FAILURE_RATIO = 0.2
@@ -60,7 +61,11 @@ CSV_LIST_SEPARATOR = " | "
 # Exports: same columns in the same order for JSON Lines and CSV, whatever the first item holds.
 FEED_EXPORT_ENCODING = "utf-8"
 FEED_EXPORT_FIELDS = list(POST_FIELDS)
-FEED_EXPORTERS = {"csv": "crawler.exporters.SafeCsvItemExporter"}
+FEED_EXPORTERS = {
+    "csv": "crawler.exporters.SafeCsvItemExporter",
+    "jsonlines": "crawler.exporters.JsonLinesExporter",
+    "jsonl": "crawler.exporters.JsonLinesExporter",
+}
 
 LOG_LEVEL = "INFO"
 TELNETCONSOLE_ENABLED = False

@@ -84,7 +84,7 @@ def test_bom_setting(tmp_path: Path) -> None:
 
 def test_interrupted_export_leaves_the_old_file(settings: Settings, tmp_path: Path) -> None:
     target = tmp_path / "posts.jsonl"
-    atomic_export(target, "jsonl", [make_post(1)], POST_FIELDS, settings)
+    atomic_export({target: "jsonl"}, [make_post(1)], POST_FIELDS, settings)
     before = target.read_bytes()
 
     def dying_items():
@@ -92,7 +92,7 @@ def test_interrupted_export_leaves_the_old_file(settings: Settings, tmp_path: Pa
         raise KeyboardInterrupt  # the run is killed mid-export
 
     with pytest.raises(KeyboardInterrupt):
-        atomic_export(target, "jsonl", dying_items(), POST_FIELDS, settings)
+        atomic_export({target: "jsonl"}, dying_items(), POST_FIELDS, settings)
     assert target.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["posts.jsonl"]  # no temp file left
 
@@ -113,3 +113,20 @@ def test_pandas_and_duckdb_load_the_same_rows(exported: tuple[Path, Settings]) -
         f"SELECT typeof(views) FROM read_csv_auto('{out / 'posts.csv'}') LIMIT 1"
     ).fetchone()[0]
     assert views_type in {"BIGINT", "INTEGER"}
+
+
+@pytest.mark.parametrize("empty", [True, False])
+@pytest.mark.parametrize("kind", ["item", "dict"])
+def test_fast_field_serialisation_matches_scrapys(kind: str, empty: bool) -> None:
+    from scrapy.exporters import JsonLinesItemExporter
+
+    from crawler.exporters import JsonLinesExporter
+    from crawler.items import PostItem
+
+    post = make_post(3)
+    del post["author"]  # a missing field: exported as null only when empty fields are
+    item = PostItem(post) if kind == "item" else post
+    options = {"fields_to_export": list(POST_FIELDS), "export_empty_fields": empty}
+    ours = JsonLinesExporter(io.BytesIO(), **options).get_serialized_fields(item)
+    scrapys = JsonLinesItemExporter(io.BytesIO(), **options).get_serialized_fields(item)
+    assert list(ours) == list(scrapys)

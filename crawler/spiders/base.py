@@ -84,10 +84,9 @@ class LayoutSpider(scrapy.Spider):
         for node in cls.post_nodes(response):
             loader = PostLoader(selector=node, base_url=response.url)
             cls.populate(loader, node, response)
-            loader.replace_value("site", site.name)
-            loader.replace_value("layout", cls.name)
-            loader.replace_value("source_page", response.url)
-            items.append(loader.load_item())
+            item = loader.load_item()
+            item.update(site=site.name, layout=cls.name, source_page=response.url)
+            items.append(item)
         return items
 
     # ---- crawling ------------------------------------------------------------------------

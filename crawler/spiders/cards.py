@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from parsel import Selector, SelectorList
 from scrapy.http import Response
 
-from crawler.loaders import PostLoader
+from crawler.loaders import PostLoader, node_texts
 from crawler.spiders.base import LayoutSpider
 
 # Any link reading 下一页 (also "下一页 ›"), or the pagination's a.next / rel=next.
@@ -18,12 +18,16 @@ _NEXT = (
 )
 
 
-_CARD = "ancestor-or-self::*[contains(concat(' ', normalize-space(@class), ' '), ' post-card ')]"
+_CLASS_CARD = "[contains(concat(' ', normalize-space(@class), ' '), ' post-card ')]"
+_CARD = f"ancestor-or-self::*{_CLASS_CARD}"
+_NESTED_CARD = f"descendant::*{_CLASS_CARD}"
 
 
-def _own(card: Selector, css: str) -> SelectorList:
+def _own(card: Selector, css: str, nested: bool) -> SelectorList:
     """Matches inside this card but not inside a card nested in it: with a closing tag
     missing, the parser puts the following cards inside this one."""
+    if not nested:  # the usual case, and the cheap one
+        return card.css(css)
     depth = len(card.xpath(_CARD))
     return SelectorList(m for m in card.css(css) if len(m.xpath(_CARD)) == depth)
 
@@ -49,22 +53,26 @@ class CardsSpider(LayoutSpider):
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        def own(css: str) -> SelectorList:
-            return _own(node, css)
+        # (css() would match the card itself: descendant-or-self.)
+        nested = bool(node.xpath(_NESTED_CARD))
 
-        loader.add_value("title", own(".post-title a")[:1].xpath(".//text()").getall())
-        loader.add_value("url", own(".post-title a")[:1].attrib.get("href"))
-        loader.add_value("summary", own(".post-summary")[:1].xpath(".//text()").getall())
+        def own(css: str) -> SelectorList:
+            return _own(node, css, nested)
+
+        link = own(".post-title a")[:1]
+        loader.add_value("title", node_texts(link))
+        loader.add_value("url", link.attrib.get("href"))
+        loader.add_value("summary", node_texts(own(".post-summary")[:1]))
         # Its own first text: with </a> missing, the rest of the card ends up inside.
-        loader.add_value("category", own(".post-category")[:1].xpath("text()").get())
+        loader.add_value("category", node_texts(own(".post-category")[:1], "text()")[:1])
         date = own("time.post-date, .post-meta time")[:1]
         # The time's own text: with </time> missing, the stats after it end up inside.
-        printed = "".join(date.xpath("text()").getall())
+        printed = "".join(node_texts(date, "text()"))
         loader.add_value("published_raw", date.attrib.get("datetime", "").strip() or printed)
         # One string per stat, so "<i/><em>130</em> 浏览" reads as "130 浏览"; without stat
         # spans, the whole meta line (its date and category carry no count label).
-        stats = own(".post-stat").xpath("string()").getall()
-        loader.add_counts(stats or own(".post-meta")[:1].xpath("string()").getall())
+        stats = ["".join(node_texts(stat)) for stat in own(".post-stat")]
+        loader.add_counts(stats or ["".join(node_texts(own(".post-meta")[:1]))])
 
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:

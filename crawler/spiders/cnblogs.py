@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
-from parsel import Selector
+from parsel import Selector, SelectorList
 from scrapy.http import Response
 
 from crawler.loaders import PostLoader, node_texts
@@ -25,6 +25,22 @@ _NEXT = (
     "//div[@id='nav_next_page']/a/@href"
     f" | //div[{_has('pager')}]//a[starts-with(normalize-space(), '下一页')]/@href"
 )
+
+
+def _parts_after(title: Selector) -> tuple[SelectorList, SelectorList]:
+    """The ``div.postCon`` and ``div.postDesc`` of the post whose ``div.postTitle`` is given:
+    the siblings after it, up to the next post's title (a day may hold several posts)."""
+    found: dict[str, Selector] = {}
+    for sibling in title.root.itersiblings():
+        classes = str(sibling.get("class", "")).split() if isinstance(sibling.tag, str) else []
+        if "postTitle" in classes:
+            break
+        for part in ("postCon", "postDesc"):
+            if part in classes and part not in found:
+                found[part] = Selector(root=sibling, type="html")
+        if "postDesc" in found:
+            break
+    return tuple(SelectorList([found[p]] if p in found else []) for p in ("postCon", "postDesc"))
 
 
 class CnblogsSpider(LayoutSpider):
@@ -49,19 +65,16 @@ class CnblogsSpider(LayoutSpider):
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        if node.xpath(f"self::div[{_has('postTitle')}]"):
-            # Only the parts before the next post's title belong to this post.
-            part = "following-sibling::div[{0} or {1}][1][{0}]"
-            con = node.xpath(part.format(_has("postCon"), _has("postTitle")))
-            desc = node.xpath(part.format(_has("postDesc"), _has("postTitle")))
+        if "postTitle" in node.attrib.get("class", "").split():
+            con, desc = _parts_after(node)
         else:
             con, desc = node.css(".entrylistPostSummary"), node.css(".entrylistItemPostDesc")
         link = node.css("a.postTitle2, a.entrylistItemTitle")[:1]
         loader.add_value("url", link.attrib.get("href"))
         # The pinned mark (span.pinned-post-mark) is not part of the title.
-        loader.add_value("title", node_texts(link, f".//text()[not(ancestor::*[{_PINNED}])]"))
+        loader.add_value("title", node_texts(link, f".//text()[not(parent::*[{_PINNED}])]"))
         summary = con.css(".c_b_p_desc")
-        loader.add_value("summary", node_texts(summary, f".//text()[not(ancestor::*[{_MORE}])]"))
+        loader.add_value("summary", node_texts(summary, f".//text()[not(parent::*[{_MORE}])]"))
         meta = desc.xpath("string()").get() or ""
         date = _DATE.search(meta)
         loader.add_value("published_raw", date.group() if date else None)

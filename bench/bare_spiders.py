@@ -1,0 +1,246 @@
+"""Bare Scrapy spiders for the benchmark: the floor a crawl of each layout could cost.
+
+One spider, ``bare``, reads any of the four layouts (``-a layout=cnblogs|hux|cards|feed``) with
+parsel selectors and a regular expression per field: no item loaders, no processors, no
+pipelines, no extensions. It yields plain dicts with the project's fields (same id, URL,
+title, summary, author, ISO dates with the site's offset, counts, site and layout), drops a
+post already yielded (cnblogs' pinned post) and follows the same next-page links. Run it as::
+
+    python -m scrapy runspider bench/bare_spiders.py -a layout=cnblogs -a url=URL \\
+        -a site=NAME -O out.jsonl -s CONCURRENT_REQUESTS=16 ...
+
+from a folder without ``scrapy.cfg`` (so none of the project's settings apply);
+``bench/bench_crawl.py`` does this with the project's throughput settings.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import scrapy
+from scrapy.http import Response
+
+Post = dict[str, Any]
+Parsed = tuple[list[Post], list[str]]
+
+_SPACE = re.compile(r"\s+")
+_TAG = re.compile(r"<[^>]+>")
+_CNBLOGS_DESC = re.compile(
+    r"posted\s*@\s*(\d{4})-(\d{1,2})-(\d{1,2})\s+(\d{1,2}):(\d{2})\s*(.*?)\s*阅读\((\d+)\)"
+    r"\s*评论\((\d+)\)\s*推荐\((\d+)\)",
+    re.DOTALL,
+)
+_HUX_META = re.compile(r"Posted\s+by\s+(.*\S)\s+on\s+([A-Z][a-z]+)\s+(\d{1,2}),\s+(\d{4})")
+_CARDS_DATE = re.compile(r"(\d{4})年(\d{1,2})月(\d{1,2})日")
+_CARDS_STAT = re.compile(r"([\d.]+)\s*([kK万]?)\s*(点赞|评论|浏览)")
+_RSS_AUTHOR = re.compile(r"\((.+)\)\s*$")
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ],
+        start=1,
+    )
+}
+_STAT_FIELDS = {"点赞": "likes", "评论": "comments", "浏览": "views"}
+_SUFFIX = {"": 1, "k": 1_000, "K": 1_000, "万": 10_000}
+_ATOM = {"atom": "http://www.w3.org/2005/Atom"}
+
+
+def squash(text: str | None) -> str | None:
+    """Whitespace collapsed; None for an empty text."""
+    text = _SPACE.sub(" ", text or "").strip()
+    return text or None
+
+
+def text_of(nodes: scrapy.selector.SelectorList) -> str | None:
+    """The whitespace-collapsed text under the nodes."""
+    return squash(" ".join(nodes.xpath(".//text()").getall()))
+
+
+def post(url: str, **fields: Any) -> Post:
+    """A post dict with every exported field; ``id`` from the URL as the project makes it."""
+    base: Post = {
+        "id": hashlib.sha1(url.encode("utf-8")).hexdigest()[:16],
+        "url": url,
+        "title": None,
+        "summary": None,
+        "author": None,
+        "published_at": None,
+        "date_precision": None,
+        "published_raw": None,
+        "category": None,
+        "tags": [],
+        "views": None,
+        "comments": None,
+        "likes": None,
+    }
+    base.update(fields)
+    return base
+
+
+def parse_cnblogs(response: Response, zone: ZoneInfo) -> Parsed:
+    """cnblogs home pages: ``div.day > div.postTitle`` and the postCon/postDesc after it."""
+    posts = []
+    for title in response.css("div.day > div.postTitle"):
+        link = title.css("a.postTitle2")
+        con = title.xpath("following-sibling::div[@class='postCon'][1]")
+        desc = title.xpath("following-sibling::div[@class='postDesc'][1]")
+        summary = squash(" ".join(con.xpath(".//div[@class='c_b_p_desc']/text()").getall())) or ""
+        meta = _CNBLOGS_DESC.search(desc.xpath("string()").get() or "")
+        if meta is None:
+            continue
+        y, mo, d, h, mi, author, views, comments, likes = meta.groups()
+        published = datetime(int(y), int(mo), int(d), int(h), int(mi), tzinfo=zone)
+        posts.append(
+            post(
+                link.attrib["href"],
+                title=squash(" ".join(link.xpath("span/text()").getall())),
+                summary=summary.removeprefix("摘要：").strip() or None,
+                author=squash(author),
+                published_at=published.isoformat(),
+                date_precision="minute",
+                published_raw=f"{y}-{mo}-{d} {h}:{mi}",
+                views=int(views),
+                comments=int(comments),
+                likes=int(likes),
+            )
+        )
+    links = response.css("#nav_next_page a::attr(href)").getall()
+    links += response.xpath("//div[@class='pager']/a[last()][.='下一页']/@href").getall()
+    return posts, links
+
+
+def parse_hux(response: Response, zone: ZoneInfo) -> Parsed:
+    """Hux Blog index pages: ``div.post-preview``, ``ul.pager li.next``."""
+    posts = []
+    for preview in response.css("div.post-preview"):
+        meta = _HUX_META.search(preview.css("p.post-meta::text").get() or "")
+        if meta is None:
+            continue
+        author, month, day, year = meta.groups()
+        published = datetime(int(year), _MONTHS[month], int(day), tzinfo=zone)
+        posts.append(
+            post(
+                response.urljoin(preview.css("a::attr(href)").get()),
+                title=text_of(preview.css("h2.post-title")),
+                summary=text_of(preview.css("div.post-content-preview")),
+                author=author,
+                published_at=published.isoformat(),
+                date_precision="day",
+                published_raw=f"{month} {day}, {year}",
+            )
+        )
+    return posts, response.css("ul.pager li.next a::attr(href)").getall()
+
+
+def parse_cards(response: Response, zone: ZoneInfo) -> Parsed:
+    """Card lists: ``article.post-card``, ``nav.pagination a.next``."""
+    posts = []
+    for card in response.css("article.post-card"):
+        raw = card.css("time.post-date::text").get() or ""
+        date = _CARDS_DATE.search(raw)
+        counts = {}
+        for number, suffix, label in _CARDS_STAT.findall(
+            " ".join(card.css(".post-stat::text").getall())
+        ):
+            counts[_STAT_FIELDS[label]] = round(float(number) * _SUFFIX[suffix])
+        published = datetime(*map(int, date.groups()), tzinfo=zone) if date else None
+        posts.append(
+            post(
+                response.urljoin(card.css("h2.post-title a::attr(href)").get()),
+                title=squash(card.css("h2.post-title a::text").get()),
+                summary=squash(card.css("p.post-summary::text").get()),
+                category=squash(card.css("a.post-category::text").get()),
+                published_at=published.isoformat() if published else None,
+                date_precision="day" if published else None,
+                published_raw=squash(raw),
+                **counts,
+            )
+        )
+    return posts, response.css("nav.pagination a.next::attr(href)").getall()
+
+
+def parse_feed(response: Response, zone: ZoneInfo) -> Parsed:
+    """RSS 2.0: ``channel/item``; paged feeds (RFC 5005) by ``atom:link rel="next"``."""
+    posts = []
+    for item in response.xpath("/rss/channel/item"):
+        raw = item.xpath("pubDate/text()").get() or ""
+        published = datetime.strptime(raw.replace("GMT", "+0000"), "%a, %d %b %Y %H:%M:%S %z")
+        description = item.xpath("description/text()").get() or ""
+        author = _RSS_AUTHOR.search(item.xpath("author/text()").get() or "")
+        posts.append(
+            post(
+                item.xpath("link/text()").get().strip(),
+                title=squash(item.xpath("title/text()").get()),
+                summary=squash(html.unescape(_TAG.sub(" ", description))),
+                author=author.group(1) if author else None,
+                published_at=published.astimezone(timezone(timedelta(0))).isoformat(),
+                date_precision="second",
+                published_raw=raw,
+                tags=item.xpath("category/text()").getall(),
+            )
+        )
+    links = response.xpath("/rss/channel/atom:link[@rel='next']/@href", namespaces=_ATOM)
+    return posts, links.getall()
+
+
+PARSERS: dict[str, Callable[[Response, ZoneInfo], Parsed]] = {
+    "cnblogs": parse_cnblogs,
+    "hux": parse_hux,
+    "cards": parse_cards,
+    "feed": parse_feed,
+}
+
+
+class BareSpider(scrapy.Spider):
+    """Reads one site of ``layout`` from ``url``; ``site`` names it in the items."""
+
+    name = "bare"
+
+    def __init__(
+        self,
+        layout: str = "cnblogs",
+        url: str = "",
+        site: str = "bench",
+        timezone: str = "Asia/Shanghai",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.layout, self.url, self.site_name = layout, url, site
+        self.parser = PARSERS[layout]
+        self.zone = ZoneInfo(timezone)
+        self.seen: set[str] = set()
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        yield scrapy.Request(self.url, callback=self.parse)
+
+    def parse(self, response: Response, **kwargs: Any) -> Iterator[Post | scrapy.Request]:
+        posts, links = self.parser(response, self.zone)
+        crawled_at = datetime.now(UTC).replace(microsecond=0).isoformat()
+        for item in posts:
+            if item["id"] in self.seen:
+                continue
+            self.seen.add(item["id"])
+            item.update(site=self.site_name, layout=self.layout, crawled_at=crawled_at)
+            yield item
+        for link in dict.fromkeys(links):
+            yield response.follow(link, callback=self.parse)
