@@ -52,6 +52,12 @@ def _exporter(
     )
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_export(
     targets: Mapping[Path, str], items: Iterable[Mapping[str, Any]], fields: tuple[str, ...],
     settings: BaseSettings,
@@ -66,6 +72,8 @@ def atomic_export(
             for stale in path.parent.glob(f".{path.name}.*.tmp"):
                 stale.unlink(missing_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            # mkstemp makes the file private (0600); the dataset is for other tools and users.
+            os.fchmod(fd, 0o666 & ~_umask())
             cleanup.callback(Path(tmp).unlink, missing_ok=True)  # a no-op once renamed
             file = cleanup.enter_context(os.fdopen(fd, "wb"))
             files.append((path, Path(tmp), file, _exporter(fmt, file, fields, settings)))

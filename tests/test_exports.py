@@ -82,6 +82,16 @@ def test_bom_setting(tmp_path: Path) -> None:
     assert buffer.getvalue().startswith("\ufeff".encode()) and "中文".encode() in buffer.getvalue()
 
 
+def test_exports_are_readable_like_any_new_file(settings: Settings, tmp_path: Path) -> None:
+    import os
+
+    target = tmp_path / "posts.jsonl"
+    atomic_export({target: "jsonl"}, [make_post(1)], POST_FIELDS, settings)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask
+
+
 def test_interrupted_export_leaves_the_old_file(settings: Settings, tmp_path: Path) -> None:
     target = tmp_path / "posts.jsonl"
     atomic_export({target: "jsonl"}, [make_post(1)], POST_FIELDS, settings)
