@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,7 @@ def find_cases(root: Path) -> list[Case]:
     return [load_case(p.parent) for p in sorted(root.glob("*/*/case.json"))]
 
 
+@cache
 def spider_class(layout: str) -> type:
     """The spider class of a layout, looked up like ``scrapy crawl`` does."""
     return SpiderLoader.from_settings(get_project_settings()).load(layout)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path
 
 from scrapy.settings import BaseSettings
@@ -23,13 +24,9 @@ def run_id(settings: BaseSettings) -> str:
     return settings.get("RUN_ID") or _process_run_id()
 
 
-_PROCESS_RUN_ID: list[str] = []
-
-
+@lru_cache(maxsize=1)
 def _process_run_id() -> str:
-    if not _PROCESS_RUN_ID:
-        _PROCESS_RUN_ID.append(new_run_id())
-    return _PROCESS_RUN_ID[0]
+    return new_run_id()
 
 
 def output_dir(settings: BaseSettings) -> Path:

@@ -131,9 +131,9 @@ class SiteSummary:
         return not self.problems
 
 
-def exit_status(summaries: list[SiteSummary], interrupted: bool = False) -> int:
+def exit_status(summaries: list[SiteSummary]) -> int:
     """The exit status of a run (see :data:`EXIT_CODES`)."""
-    if interrupted or any(s.finish_reason not in ("finished", "") for s in summaries):
+    if any(s.finish_reason not in ("finished", "") for s in summaries):
         return EXIT_INTERRUPTED
     if any(s.failed for s in summaries):
         return EXIT_SITE_FAILED

@@ -108,8 +108,7 @@ class Command(ScrapyCommand):
                 self.crawler_process.start()
                 summaries = [c.site_summary for c in crawlers if hasattr(c, "site_summary")]
                 # A site whose crawler never got to close (bootstrap failure) is a failure too.
-                interrupted = any(s.finish_reason == "shutdown" for s in summaries)
-                status = exit_status(summaries, interrupted=interrupted)
+                status = exit_status(summaries)
                 if len(summaries) < len(sites) or self.crawler_process.bootstrap_failed:
                     status = max(status, EXIT_SITE_FAILED)
                 store = acquire_store(settings)

@@ -30,11 +30,17 @@ class RunSummaryExtension:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        settings = crawler.settings
+        settings, defaults = crawler.settings, HealthThresholds()
         self.thresholds = HealthThresholds(
-            max_date_failure_ratio=settings.getfloat("HEALTH_MAX_DATE_FAILURE_RATIO", 0.2),
-            min_title_coverage=settings.getfloat("HEALTH_MIN_TITLE_COVERAGE", 0.9),
-            min_date_coverage=settings.getfloat("HEALTH_MIN_DATE_COVERAGE", 0.8),
+            max_date_failure_ratio=settings.getfloat(
+                "HEALTH_MAX_DATE_FAILURE_RATIO", defaults.max_date_failure_ratio
+            ),
+            min_title_coverage=settings.getfloat(
+                "HEALTH_MIN_TITLE_COVERAGE", defaults.min_title_coverage
+            ),
+            min_date_coverage=settings.getfloat(
+                "HEALTH_MIN_DATE_COVERAGE", defaults.min_date_coverage
+            ),
         )
         self.stored_before = 0
 

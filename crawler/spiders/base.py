@@ -169,12 +169,13 @@ class LayoutSpider(scrapy.Spider):
         if response.status == 304:
             stats.inc_value("layout/pages_unchanged")
             state: PageState = response.meta["page_state"]
-            yield from self.from_store(state.post_ids)
-            # Nothing new on a date-ordered list; a list in another order may still have
-            # changed further on, so its remembered next pages are asked for in turn.
+            # Nothing new on a date-ordered list: the whole site is as stored. A list in
+            # another order may still have changed further on: its remembered next pages are
+            # asked for in turn.
             if self.date_ordered:
                 yield from self.from_store()
             else:
+                yield from self.from_store(state.post_ids)
                 yield from self.follow(response, state.next_urls)
             return
         problem = self.page_problem(response)
@@ -189,8 +190,10 @@ class LayoutSpider(scrapy.Spider):
             stats.inc_value("layout/empty_list_pages")
             logger.warning("no posts found on %s (layout %s)", response.url, self.name)
         # Decided before the items go to the store, which then knows them.
-        all_known = (
-            bool(items)
+        stop_here = (
+            self.incremental
+            and self.date_ordered
+            and bool(items)
             and self.store is not None
             and all(self.store.seen(item["id"]) for item in items if item.get("id"))
         )
@@ -198,7 +201,7 @@ class LayoutSpider(scrapy.Spider):
         yield from items
         next_urls = [response.urljoin(link) for link in self.next_page_urls(response)]
         self.remember(response, next_urls, items)
-        if self.incremental and self.date_ordered and all_known:
+        if stop_here:
             stats.inc_value("layout/stopped_at_known_page")
             logger.info("%s: every post on %s is known; not reading older pages",
                         self.site.name, response.url)  # fmt: skip
