@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import free_port_base, read_jsonl, run_scrapy
 
+from crawler.cases import find_cases
 from crawler.items import POST_FIELDS
 from crawler.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.schema import validate_post
@@ -28,10 +29,22 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
             "after_second": runs[3]}  # fmt: skip
 
 
+def sample_titles(layout: str) -> set[str]:
+    """Titles of the posts on a layout's sample pages, as their saved cases expect them."""
+    return {
+        item["title"]
+        for case in find_cases(Path(__file__).parent / "cases")
+        if case.page.startswith(f"sample:{layout}/")
+        for item in case.expected()
+    }
+
+
 def test_demo_writes_every_sample_post_once(demo: dict) -> None:
     posts = demo["after_first"]
-    assert {post["layout"] for post in posts} == set(LAYOUTS)
     assert len({post["id"] for post in posts}) == len(posts)
+    for layout in LAYOUTS:
+        titles = [post["title"] for post in posts if post["layout"] == layout]
+        assert sorted(titles) == sorted(sample_titles(layout)), layout
     assert "posts.jsonl" in demo["first"].stdout
     for post in posts:
         validate_post(post)
