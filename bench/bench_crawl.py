@@ -152,15 +152,19 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def crawl_project(
-    layout: str, server: SiteServer, pages: int, work: Path, extra: Sequence[str] = ()
-) -> Run:
-    """The project's spider, as a normal ``scrapy crawl`` with a fresh OUTPUT_DIR."""
+    layout: str, server: SiteServer, pages: int, work: Path, extra: Sequence[str] = (),
+    settings: Sequence[str] = (),
+) -> Run:  # fmt: skip
+    """The project's spider, as a normal ``scrapy crawl`` with a fresh OUTPUT_DIR (and
+    ``settings``, ``NAME=VALUE`` each, to measure what a component costs)."""
     work.mkdir(parents=True, exist_ok=True)
     out, output_dir = work / "project.jsonl", work / "output"
     command = [
         PYTHON, *extra, "-m", "scrapy", "crawl", layout, "-a", f"url={server.url()}",
         "-O", str(out), "-s", f"OUTPUT_DIR={output_dir}",
     ]  # fmt: skip
+    for setting in settings:
+        command += ["-s", setting]
     if pages > DEFAULT_MAX_PAGES:
         command[command.index("-O") : command.index("-O")] = ["-a", f"max_pages={pages}"]
     server.hits.clear()
@@ -173,12 +177,12 @@ def crawl_project(
     )  # fmt: skip
 
 
-def crawl_bare(layout: str, server: SiteServer, work: Path) -> Run:
+def crawl_bare(layout: str, server: SiteServer, work: Path, extra: Sequence[str] = ()) -> Run:
     """The bare spider, with ``scrapy runspider`` outside the project (no scrapy.cfg)."""
     work.mkdir(parents=True, exist_ok=True)
     out = work / "bare.jsonl"
     command = [
-        PYTHON, "-m", "scrapy", "runspider", str(BENCH / "bare_spiders.py"),
+        PYTHON, *extra, "-m", "scrapy", "runspider", str(BENCH / "bare_spiders.py"),
         "-a", f"layout={layout}", "-a", f"url={server.url()}",
         "-a", f"site={name_from_url(server.url())}", "-O", str(out),
     ]  # fmt: skip
@@ -271,7 +275,9 @@ def print_table(results: list[LayoutResult]) -> None:
     print()
 
 
-def bench_layout(layout: str, pages: int, runs: int, work: Path, feed_mode: str) -> LayoutResult:
+def bench_layout(
+    layout: str, pages: int, runs: int, work: Path, feed_mode: str, settings: Sequence[str] = ()
+) -> LayoutResult:
     """``runs`` project and bare crawls of one synthetic site, alternating, fresh processes."""
     site = build_site(layout, pages, feed_mode)
     result = LayoutResult(layout, list_pages(site))
@@ -283,7 +289,7 @@ def bench_layout(layout: str, pages: int, runs: int, work: Path, feed_mode: str)
             for kind in order:
                 where = work / layout / f"{kind}-{i}"
                 if kind == "project":
-                    pair[kind] = crawl_project(layout, server, pages, where)
+                    pair[kind] = crawl_project(layout, server, pages, where, settings=settings)
                 else:
                     pair[kind] = crawl_bare(layout, server, where)
                 run = pair[kind]
@@ -551,16 +557,26 @@ def _short(key: tuple[str, int, str]) -> str:
     return f"{filename}:{line}({function})"
 
 
-def summarise_profile(path: Path, top: int = 25) -> None:
-    """Self time per group, phases by cumulative time, the top functions by cumulative and self."""
-    raw: dict[Any, Any] = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]
-    total = sum(entry[2] for entry in raw.values())
+def _group_times(raw: dict[Any, Any]) -> dict[str, float]:
     groups: dict[str, float] = defaultdict(float)
     for (filename, _, function), (_, _, tottime, _, _) in raw.items():
         groups[_group(filename, function)] += tottime
-    print(f"Self time by group (total {total:.2f} s of profiled CPU):")
+    return groups
+
+
+def summarise_profile(path: Path, bare_path: Path, top: int = 25) -> None:
+    """Self time per group (next to the bare spider's), phases by cumulative time, the top
+    functions by cumulative and self time."""
+    raw: dict[Any, Any] = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]
+    bare: dict[Any, Any] = pstats.Stats(str(bare_path)).stats  # type: ignore[attr-defined]
+    total = sum(entry[2] for entry in raw.values())
+    bare_total = sum(entry[2] for entry in bare.values())
+    groups, bare_groups = _group_times(raw), _group_times(bare)
+    print(f"Self time by group (total {total:.2f} s of profiled CPU; the bare spider's"
+          f" {bare_total:.2f} s):")  # fmt: skip
+    print(f"  {'':40} {'project':>9} {'share':>7} {'bare':>8}")
     for group, seconds in sorted(groups.items(), key=lambda kv: -kv[1]):
-        print(f"  {group:40} {seconds:6.2f} s  {seconds / total:6.1%}")
+        print(f"  {group:40} {seconds:7.2f} s {seconds / total:6.1%} {bare_groups[group]:6.2f} s")
 
     print("\nPhases, by the cumulative time of their entry point (nested ones indented):")
     for label, fragment, function in PROFILE_PHASES:
@@ -584,22 +600,27 @@ def summarise_profile(path: Path, top: int = 25) -> None:
     print()
 
 
+def _profiled(path: Path) -> list[str]:
+    return ["-m", "cProfile", "-o", str(path)]
+
+
 def bench_profile(pages: int, work: Path, output: Path | None, feed_mode: str) -> None:
-    """The project's cnblogs crawl under cProfile; prints the summary."""
+    """The project's and the bare cnblogs crawls under cProfile; prints the summary."""
     profile = output or work / "cnblogs.prof"
+    bare_profile = profile.with_name(profile.stem + ".bare.prof")
     site = build_site("cnblogs", pages, feed_mode)
     server = SiteServer(site).start()
     try:
-        run = crawl_project(
-            "cnblogs", server, pages, work / "profile", extra=["-m", "cProfile", "-o", str(profile)]
-        )
+        run = crawl_project("cnblogs", server, pages, work / "profile", _profiled(profile))
+        bare = crawl_bare("cnblogs", server, work / "profile-bare", _profiled(bare_profile))
     finally:
         server.stop()
     print(
         f"Profile of `scrapy crawl cnblogs` on {run.pages} pages, {len(run.posts)} posts:"
-        f" {run.cpu:.2f} s CPU under cProfile ({profile})"
+        f" {run.cpu:.2f} s CPU under cProfile ({profile}); the bare spider: {bare.cpu:.2f} s"
+        f" ({bare_profile})"
     )
-    summarise_profile(profile)
+    summarise_profile(profile, bare_profile)
 
 
 # ---- main ---------------------------------------------------------------------------------
@@ -624,6 +645,11 @@ def main(argv: list[str] | None = None) -> None:
         help="skip the project/bare comparison (with --scale/--store/--profile)",
     )  # fmt: skip
     parser.add_argument("--keep", type=Path, help="keep outputs and logs in this folder")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE",
+        help="a Scrapy setting for the project's crawls (repeatable), e.g. to measure what a"
+        " component costs: --set POST_STORE_ENABLED=False",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
     unknown = set(layouts) - set(LAYOUTS)
@@ -637,7 +663,9 @@ def main(argv: list[str] | None = None) -> None:
             results = []
             for layout in layouts:
                 print(f"{layout}: {args.pages} pages, {args.runs} runs each", flush=True)
-                results.append(bench_layout(layout, args.pages, args.runs, work, args.feed_mode))
+                results.append(
+                    bench_layout(layout, args.pages, args.runs, work, args.feed_mode, args.set)
+                )
             print()
             print_table(results)
         if args.scale:

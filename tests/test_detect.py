@@ -13,9 +13,10 @@ from scrapy.http import HtmlResponse, Response
 
 from crawler.cases import find_cases, run_case
 from crawler.detect import detect, examine, examine_all, layout_classes
-from crawler.loaders import PostLoader, node_texts
+from crawler.loaders import PostLoader
 from crawler.samples.server import Route, Site, SiteServer, sample_site
 from crawler.spiders.base import LayoutSpider
+from crawler.xpath import node_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = find_cases(Path(__file__).parent / "cases")

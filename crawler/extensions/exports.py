@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from scrapy import signals
 from scrapy.crawler import Crawler
@@ -40,14 +41,18 @@ class ExportsExtension:
         settings = self.crawler.settings
         try:
             if not settings.getbool("EXPORTS_DEFERRED"):
+                started = time.process_time()
                 result = write_exports(settings, self.store, run_id(settings))
+                seconds = time.process_time() - started
                 stats = self.crawler.stats
                 stats.set_value("exports/posts", result.posts)
                 stats.set_value("exports/delta", result.delta)
+                stats.set_value("exports/cpu_seconds", round(seconds, 3))
                 logger.info(
-                    "exported %d posts to %s and %s; this run's %d new or changed posts to %s",
+                    "exported %d posts to %s and %s; this run's %d new or changed posts to %s"
+                    " (%.2f s of CPU)",
                     result.posts, result.posts_jsonl, result.posts_csv, result.delta,
-                    result.delta_jsonl.parent,
+                    result.delta_jsonl.parent, seconds,
                 )  # fmt: skip
         finally:
             release_store(settings)

@@ -30,7 +30,6 @@ class GcTuningExtension:
         return extension
 
     def engine_started(self) -> None:
-        gc.collect()
         gc.freeze()
         _, gen1, gen2 = gc.get_threshold()
         gc.set_threshold(max(self.threshold, 700), gen1, gen2)

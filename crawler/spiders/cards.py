@@ -4,32 +4,30 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from parsel import Selector, SelectorList
+from parsel import Selector
 from scrapy.http import Response
 
-from crawler.loaders import PostLoader, node_texts
+from crawler.loaders import PostLoader
 from crawler.spiders.base import LayoutSpider
+from crawler.xpath import has_class, node_number, node_strings, node_texts
 
 # Any link reading 下一页 (also "下一页 ›"), or the pagination's a.next / rel=next.
 _NEXT = (
-    "//*[contains(concat(' ', normalize-space(@class), ' '), ' pagination ')]"
-    "//a[contains(concat(' ', normalize-space(@class), ' '), ' next ')]/@href"
+    f"//*[{has_class('pagination')}]//a[{has_class('next')}]/@href"
     " | //a[@rel='next']/@href | //a[starts-with(normalize-space(.), '下一页')]/@href"
 )
 
 
-_CLASS_CARD = "[contains(concat(' ', normalize-space(@class), ' '), ' post-card ')]"
-_CARD = f"ancestor-or-self::*{_CLASS_CARD}"
-_NESTED_CARD = f"descendant::*{_CLASS_CARD}"
-
-
-def _own(card: Selector, css: str, nested: bool) -> SelectorList:
-    """Matches inside this card but not inside a card nested in it: with a closing tag
-    missing, the parser puts the following cards inside this one."""
-    if not nested:  # the usual case, and the cheap one
-        return card.css(css)
-    depth = len(card.xpath(_CARD))
-    return SelectorList(m for m in card.css(css) if len(m.xpath(_CARD)) == depth)
+_CARD = has_class("post-card")
+# A match belongs to this card, not to a card nested in it (with a closing tag missing, the
+# parser puts the following cards inside this one): it has exactly $depth card ancestors.
+_OWN = f"[count(ancestor::*[{_CARD}]) = $depth]"
+_LINK = f"(.//*[{has_class('post-title')}]//a{_OWN})[1]"
+_SUMMARY = f"(.//*[{has_class('post-summary')}]{_OWN})[1]"
+_CATEGORY = f"(.//*[{has_class('post-category')}]{_OWN})[1]"
+_DATE = f"(.//time[{has_class('post-date')}]{_OWN} | .//*[{has_class('post-meta')}]//time{_OWN})[1]"
+_STATS = f".//*[{has_class('post-stat')}]{_OWN}"
+_META = f"(.//*[{has_class('post-meta')}]{_OWN})[1]"
 
 
 class CardsSpider(LayoutSpider):
@@ -53,26 +51,19 @@ class CardsSpider(LayoutSpider):
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        # (css() would match the card itself: descendant-or-self.)
-        nested = bool(node.xpath(_NESTED_CARD))
-
-        def own(css: str) -> SelectorList:
-            return _own(node, css, nested)
-
-        link = own(".post-title a")[:1]
-        loader.add_value("title", node_texts(link))
-        loader.add_value("url", link.attrib.get("href"))
-        loader.add_value("summary", node_texts(own(".post-summary")[:1]))
+        own = {"depth": node_number(node, f"count(ancestor-or-self::*[{_CARD}])")}
+        loader.add_value("title", node_texts(node, f"{_LINK}//text()", **own))
+        loader.add_value("url", node_texts(node, f"{_LINK}/@href", **own))
+        loader.add_value("summary", node_texts(node, f"{_SUMMARY}//text()", **own))
         # Its own first text: with </a> missing, the rest of the card ends up inside.
-        loader.add_value("category", node_texts(own(".post-category")[:1], "text()")[:1])
-        date = own("time.post-date, .post-meta time")[:1]
+        loader.add_value("category", node_texts(node, f"{_CATEGORY}/text()", **own)[:1])
         # The time's own text: with </time> missing, the stats after it end up inside.
-        printed = "".join(node_texts(date, "text()"))
-        loader.add_value("published_raw", date.attrib.get("datetime", "").strip() or printed)
+        printed = "".join(node_texts(node, f"{_DATE}/text()", **own))
+        machine = "".join(node_texts(node, f"{_DATE}/@datetime", **own)).strip()
+        loader.add_value("published_raw", machine or printed)
         # One string per stat, so "<i/><em>130</em> 浏览" reads as "130 浏览"; without stat
         # spans, the whole meta line (its date and category carry no count label).
-        stats = ["".join(node_texts(stat)) for stat in own(".post-stat")]
-        loader.add_counts(stats or ["".join(node_texts(own(".post-meta")[:1]))])
+        loader.add_counts(node_strings(node, _STATS, **own) or node_strings(node, _META, **own))
 
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:

@@ -9,21 +9,24 @@ from urllib.parse import urlsplit
 from parsel import Selector, SelectorList
 from scrapy.http import Response
 
-from crawler.loaders import PostLoader, node_texts
+from crawler.loaders import PostLoader
 from crawler.spiders.base import LayoutSpider
-
-
-def _has(cls: str) -> str:
-    return f"contains(concat(' ', normalize-space(@class), ' '), ' {cls} ')"
-
+from crawler.xpath import has_class, node_texts
 
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?")
 # What the postDesc's own text holds besides the author: the prefix, date, counts, separators.
 _NOT_AUTHOR = re.compile(rf"posted\s*@|{_DATE.pattern}|(?:阅读|评论|推荐)\s*[(（]\s*\d+\s*[)）]|\|")
-_PINNED, _MORE = _has("pinned-post-mark"), _has("c_b_p_desc_readmore")
+_PINNED, _MORE = has_class("pinned-post-mark"), has_class("c_b_p_desc_readmore")
+# A post on a home page (the title of a day's run of siblings) or in a monthly archive.
+_POSTS = (
+    f"//div[{has_class('day')}]/div[{has_class('postTitle')}]"
+    f" | //div[{has_class('entrylistItem')}]"
+)
+_LINK = f"(.//a[{has_class('postTitle2')} or {has_class('entrylistItemTitle')}])[1]"
+_SUMMARY = f"descendant-or-self::*[{has_class('c_b_p_desc')}]//text()[not(parent::*[{_MORE}])]"
 _NEXT = (
     "//div[@id='nav_next_page']/a/@href"
-    f" | //div[{_has('pager')}]//a[starts-with(normalize-space(), '下一页')]/@href"
+    f" | //div[{has_class('pager')}]//a[starts-with(normalize-space(), '下一页')]/@href"
 )
 
 
@@ -59,9 +62,7 @@ class CnblogsSpider(LayoutSpider):
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:
-        return response.xpath(
-            f"//div[{_has('day')}]/div[{_has('postTitle')}] | //div[{_has('entrylistItem')}]"
-        )
+        return response.xpath(_POSTS)
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
@@ -69,13 +70,11 @@ class CnblogsSpider(LayoutSpider):
             con, desc = _parts_after(node)
         else:
             con, desc = node.css(".entrylistPostSummary"), node.css(".entrylistItemPostDesc")
-        link = node.css("a.postTitle2, a.entrylistItemTitle")[:1]
-        loader.add_value("url", link.attrib.get("href"))
+        loader.add_value("url", node_texts(node, f"{_LINK}/@href"))
         # The pinned mark (span.pinned-post-mark) is not part of the title.
-        loader.add_value("title", node_texts(link, f".//text()[not(parent::*[{_PINNED}])]"))
-        summary = con.css(".c_b_p_desc")
-        loader.add_value("summary", node_texts(summary, f".//text()[not(parent::*[{_MORE}])]"))
-        meta = desc.xpath("string()").get() or ""
+        loader.add_value("title", node_texts(node, f"{_LINK}//text()[not(parent::*[{_PINNED}])]"))
+        loader.add_value("summary", node_texts(con, _SUMMARY))
+        meta = "".join(node_texts(desc[:1], "string()"))
         date = _DATE.search(meta)
         loader.add_value("published_raw", date.group() if date else None)
         # The author is the postDesc's own text after the date (counts may be plain text too).

@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from parsel import Selector
 from scrapy.http import Response
 
-from crawler.loaders import PostLoader, node_texts
+from crawler.loaders import PostLoader
 from crawler.spiders.base import LayoutSpider
+from crawler.xpath import node_texts
 
 # The excerpt's blocks without the theme's "阅读全文 »" (.post-button; NexT 5 .post-more-link).
 _EXCERPT = "(text() | *)[not(contains(@class, 'post-button') or contains(@class, 'more-link'))]"

@@ -8,8 +8,9 @@ from collections.abc import Iterable
 from parsel import Selector
 from scrapy.http import Response
 
-from crawler.loaders import PostLoader, node_texts
+from crawler.loaders import PostLoader
 from crawler.spiders.base import LayoutSpider
+from crawler.xpath import node_texts
 
 # index.html prints `Posted by {author, else site.title} on {{ post.date | date: "%B %-d, %Y" }}`.
 # The author match is greedy: a name may itself hold " on ", the date never does.

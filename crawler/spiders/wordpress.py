@@ -7,8 +7,9 @@ from collections.abc import Iterable
 from parsel import Selector
 from scrapy.http import Response
 
-from crawler.loaders import PostLoader, node_texts
+from crawler.loaders import PostLoader
 from crawler.spiders.base import LayoutSpider
+from crawler.xpath import node_texts
 
 # The excerpt without the "Continue reading <title>" link the theme appends to auto-excerpts.
 _EXCERPT = ".//text()[not(ancestor::*[contains(@class, 'more-link')])]"

@@ -1,0 +1,215 @@
+"""Each fast path gives exactly what the general code it stands in for gives.
+
+The shortcuts (crawler.direct_processors, the plain-URL check, the exporters' field plan,
+compiled XPath) exist for speed only (bench/README.md); hypothesis feeds both sides.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+from urllib.parse import urljoin
+
+import pytest
+import scrapy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from itemloaders import ItemLoader
+from itemloaders.common import wrap_loader_context
+from itemloaders.processors import Compose, Identity, Join, MapCompose, TakeFirst
+from itemloaders.utils import arg_to_iter
+from parsel import Selector
+from scrapy.exporters import BaseItemExporter, CsvItemExporter, JsonLinesItemExporter
+from w3lib.url import canonicalize_url
+
+from crawler.direct_processors import direct
+from crawler.exporters import JsonLinesExporter, SafeCsvItemExporter, neutralise_formula
+from crawler.items import POST_FIELDS, PostItem
+from crawler.loaders import PostLoader
+from crawler.processors import PLAIN_URL
+from crawler.xpath import has_class, node_number, node_strings, node_texts
+
+TEXT = st.one_of(st.none(), st.text(max_size=30))
+TEXTS = st.one_of(TEXT, st.lists(TEXT, max_size=4))
+
+
+def _reference(processor: Any, value: Any, context: dict[str, Any]) -> Any:
+    """How itemloaders itself runs an input processor on a value."""
+    return wrap_loader_context(processor, context)(arg_to_iter(value))
+
+
+def _context_step(value: str, loader_context: dict[str, Any]) -> str:
+    return f"{loader_context['prefix']}{value}"
+
+
+@pytest.mark.parametrize(
+    "processor",
+    [
+        Identity(),
+        TakeFirst(),
+        MapCompose(str.strip, lambda v: v or None),
+        MapCompose(_context_step, lambda v: [v, v.upper()]),
+        Compose("".join, str.strip),
+        Compose(lambda vs: None, str.upper),  # stops on None
+        Join(" "),  # not special-cased: called as itemloaders calls it
+    ],
+    ids=["identity", "first", "map", "map-context-lists", "compose", "compose-none", "join"],
+)
+@settings(max_examples=60, deadline=None)
+@given(value=TEXTS)
+def test_direct_processor_equals_itemloaders(processor: Any, value: Any) -> None:
+    context = {"prefix": ">"}
+    values = [v for v in arg_to_iter(value) if v is not None] if type(processor) is Join else value
+    try:
+        expected = _reference(processor, values, context)
+    except ValueError:  # itemloaders wraps a processor's error in a ValueError; so do we
+        with pytest.raises(ValueError):
+            direct(processor)(arg_to_iter(values), context)
+        return
+    assert direct(processor)(arg_to_iter(values), context) == expected
+
+
+class ReferenceLoader(PostLoader):
+    """PostLoader's processors run by itemloaders' own code, without the direct path."""
+
+    def add_value(self, field_name: Any, value: Any, *processors: Any, **kw: Any) -> Any:
+        return ItemLoader.add_value(self, field_name, value, *processors, **kw)
+
+    def get_output_value(self, field_name: str) -> Any:
+        return ItemLoader.get_output_value(self, field_name)
+
+
+FIELD_VALUES = st.dictionaries(
+    st.sampled_from(["url", "title", "summary", "author", "published_raw", "category", "tags",
+                     "views", "comments", "likes"]),
+    st.one_of(TEXTS, st.sampled_from(["/p/1.html", "https://A.com/x/../y?b=1&a=2#f", "阅读(8)",
+                                      "1.5万", " [置顶] 标题 ", "摘要： 正文 阅读全文"])),
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(fields=FIELD_VALUES)
+def test_post_loader_equals_itemloaders(fields: dict[str, Any]) -> None:
+    items = []
+    for loader_class in (PostLoader, ReferenceLoader):
+        loader = loader_class(selector=Selector(text="<p/>"), base_url="https://www.cnblogs.com/x/")
+        for name, value in fields.items():
+            loader.add_value(name, value)
+        items.append(dict(loader.load_item()))
+    assert items[0] == items[1]
+
+
+URL_PARTS = st.text(alphabet="abcXYZ019._~-/%?#:;=& ", max_size=25)
+
+
+@settings(max_examples=500, deadline=None)
+@given(host=st.text(alphabet="abz09.-A", min_size=1, max_size=12), path=URL_PARTS)
+def test_plain_urls_are_what_w3lib_and_urljoin_make_of_them(host: str, path: str) -> None:
+    url = f"https://{host}/{path}"
+    if not PLAIN_URL.fullmatch(url):
+        return
+    assert canonicalize_url(url) == url
+    assert urljoin("https://www.cnblogs.com/x/", url) == url
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://a.com/./y", "https://a.com/x/../y", "https://a.com/..", "https://A.com/x",
+     "https://a.com/x?a=1", "https://a.com/x#f", "https://a.com", "https://a.com:80/x",
+     "https://a.com/a b", "https://a.com/%7e"],
+)  # fmt: skip
+def test_urls_needing_w3lib_take_the_slow_path(url: str) -> None:
+    assert not PLAIN_URL.fullmatch(url)
+
+
+class ItemWithSerializer(scrapy.Item):
+    title = scrapy.Field(serializer=lambda value: f"<{value}>")
+    tags = scrapy.Field()
+    views = scrapy.Field()
+
+
+ITEMS = st.one_of(
+    st.builds(
+        lambda title, tags, views, drop: {
+            k: v for k, v in {"title": title, "tags": tags, "views": views}.items() if k != drop
+        },
+        st.text(alphabet="ab=+-@\t中", max_size=5), st.lists(st.text(max_size=3), max_size=3),
+        st.one_of(st.none(), st.integers()), st.sampled_from(["", "title", "tags", "views"]),
+    ),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ours", "scrapys"),
+    [(JsonLinesExporter, JsonLinesItemExporter), (SafeCsvItemExporter, CsvItemExporter)],
+)
+@pytest.mark.parametrize("include_empty", [True, False])
+@pytest.mark.parametrize("item_class", [dict, ItemWithSerializer])
+@settings(max_examples=40, deadline=None)
+@given(values=ITEMS)
+def test_exporter_fields_equal_scrapys(
+    ours: type[BaseItemExporter], scrapys: type[BaseItemExporter], include_empty: bool,
+    item_class: type, values: dict[str, Any],
+) -> None:  # fmt: skip
+    item = item_class(values)
+    fields = ["title", "tags", "views"]
+    exporter = ours(io.BytesIO(), fields_to_export=fields, export_empty_fields=include_empty)
+    joined = {"join_multivalued": " | "} if scrapys is CsvItemExporter else {}
+    reference = scrapys(
+        io.BytesIO(), fields_to_export=fields, export_empty_fields=include_empty, **joined
+    )
+    got = list(exporter.get_serialized_fields(item, default_value=""))
+    want = list(BaseItemExporter.get_serialized_fields(reference, item, default_value=""))
+    if ours is SafeCsvItemExporter:  # ours also neutralises formulas in the item's texts
+        want = [(k, neutralise_formula(v) if k in item and isinstance(v, str) else v)
+                for k, v in want]  # fmt: skip
+    assert got == want
+
+
+def test_post_items_export_like_scrapy() -> None:
+    item = PostItem({name: None for name in POST_FIELDS} | {"title": "=1+1", "tags": ["a", "b"]})
+    for ours, scrapys in ((JsonLinesExporter, JsonLinesItemExporter),
+                          (SafeCsvItemExporter, CsvItemExporter)):  # fmt: skip
+        files = io.BytesIO(), io.BytesIO()
+        for exporter_class, file in zip((ours, scrapys), files, strict=True):
+            joined = {"join_multivalued": " | "} if exporter_class is CsvItemExporter else {}
+            exporter = exporter_class(file, fields_to_export=list(POST_FIELDS), **joined)
+            exporter.start_exporting()
+            exporter.export_item(item)
+            exporter.finish_exporting()
+        if ours is SafeCsvItemExporter:  # the one difference: the formula is neutralised
+            assert files[0].getvalue() == files[1].getvalue().replace(b"=1+1", b"'=1+1")
+            assert b"a | b" in files[0].getvalue()
+        else:
+            assert files[0].getvalue() == files[1].getvalue()
+
+
+PAGE = Selector(
+    text="""<div class="card x"><h2 class="post-title"><a href="/1">One <b>bold</b></a></h2>
+    <p class="post-summary">Sum &amp; more</p><span class="post-stat"><em>3</em> 浏览</span>
+    <div class="card"><h2 class="post-title"><a href="/2">Two</a></h2></div></div>"""
+)
+QUERIES = [
+    ".//text()",
+    f".//*[{has_class('post-title')}]//a/@href",
+    f"(.//*[{has_class('post-title')}]//a)[1]//text()",
+    "string(.//p)",
+    f".//*[{has_class('card')}]/h2/a/text()",
+    ".//nothing/text()",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_node_texts_equal_parsel(query: str) -> None:
+    for node in (PAGE, PAGE.css("div.card"), PAGE.css("div.card")[1]):
+        assert node_texts(node, query) == node.xpath(query).getall()
+
+
+def test_node_strings_and_number_equal_parsel() -> None:
+    card = PAGE.css("div.card")[0]
+    query = f".//*[{has_class('post-stat')} or {has_class('post-title')}]"
+    assert node_strings(card, query) == [m.xpath("string()").get() for m in card.xpath(query)]
+    assert node_number(card, f"count(.//*[{has_class('card')}])") == 1.0
+    own = f".//a[count(ancestor::*[{has_class('card')}]) = $depth]/@href"
+    assert node_texts(card, own, depth=1) == ["/1"]
+    assert node_texts(card, own, depth=2) == ["/2"]
