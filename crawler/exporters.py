@@ -19,6 +19,7 @@ from typing import IO, Any
 from scrapy import Item
 from scrapy.crawler import Crawler
 from scrapy.exporters import CsvItemExporter, JsonLinesItemExporter
+from scrapy.utils.python import to_bytes
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 DEFAULT_LIST_SEPARATOR = " | "
@@ -54,8 +55,11 @@ class PlainFieldsMixin:
             return super().get_serialized_fields(item, default_value, include_empty)  # type: ignore[misc]
         if include_empty is None:
             include_empty = self.export_empty_fields
+        plan = self._plan(type(item), fields)
+        if isinstance(item, Item):
+            item = dict(item)  # one pass over the Item's mapping API, then plain lookups
         serialized = []
-        for name, serialize in self._plan(type(item), fields):
+        for name, serialize in plan:
             if name in item:
                 value = item[name]
                 serialized.append((name, value if serialize is None else serialize(value)))
@@ -74,8 +78,27 @@ class PlainFieldsMixin:
         return plans[key]
 
 
+    def exports_as_is(self, item: Any) -> bool:
+        """True for a plain dict holding exactly the exported fields, in their order, none
+        with a serializer: its values are exported as they are (the dataset's rows)."""
+        fields = self.fields_to_export
+        return (
+            type(item) is dict
+            and isinstance(fields, list | tuple)
+            and len(item) == len(fields)
+            and all(a == b for a, b in zip(item, fields, strict=False))
+        )
+
+
 class JsonLinesExporter(PlainFieldsMixin, JsonLinesItemExporter):
     """Scrapy's JSON Lines exporter with the cheaper field serialisation."""
+
+    def export_item(self, item: Any) -> None:
+        if not self.exports_as_is(item):
+            return super().export_item(item)
+        # The dict is what get_serialized_fields would build: encode it directly.
+        self.file.write(to_bytes(self.encoder.encode(item) + "\n", self.encoding))
+        return None
 
 
 class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
@@ -111,9 +134,17 @@ class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
         return serialize
 
     def _cell(self, value: Any) -> Any:
+        if value is None or type(value) is int:
+            return value
         if isinstance(value, list | tuple):
             value = self._join_if_needed(value)
         return neutralise_formula(value) if isinstance(value, str) else value
+
+    def export_item(self, item: Any) -> None:
+        if self._headers_not_written or not self.exports_as_is(item):
+            return super().export_item(item)
+        self.csv_writer.writerow(list(self._build_row(map(self._cell, item.values()))))
+        return None
 
     def _build_row(self, values: Iterable[Any]) -> Iterable[Any]:
         # Scrapy's converts each value with to_unicode and catches the TypeError every number

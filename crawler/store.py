@@ -56,6 +56,13 @@ class PostStore(ABC):
     def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
         """Posts new or changed in a run, with ``change`` set to ``"new"`` or ``"changed"``."""
 
+    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], str | None]]:
+        """Every post as :meth:`posts` orders them, each with its change in run ``run_id``
+        (``"new"``/``"changed"``, None if it did not change): the exports in one pass."""
+        changes = {post["id"]: post["change"] for post in self.changes(run_id)}
+        for post in self.posts():
+            yield post, changes.get(post["id"])
+
     @abstractmethod
     def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
         """Every stored post of one site, newest first."""
@@ -204,6 +211,15 @@ class SQLiteStore(PostStore):
         )
         for data, change in cursor:
             yield {**json.loads(data), "change": change}
+
+    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], str | None]]:
+        cursor = self.db.execute(
+            "SELECT data, CASE WHEN change_run = ? THEN change END FROM posts"
+            " ORDER BY site, published_utc IS NULL, published_utc DESC, id",
+            (run_id,),
+        )
+        for data, change in cursor:
+            yield json.loads(data), change
 
     def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
         cursor = self.db.execute(

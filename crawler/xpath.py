@@ -5,7 +5,7 @@ Selector on each call (about 10 µs); a layout calls them a few times per post, 
 than Scrapy parses a page. These helpers run a query compiled once (per process) straight on
 the lxml element and return plain strings: a third of the cost. Queries may use XPath
 variables (``$depth``), passed as keyword arguments. Selectors on non-lxml documents (JSON)
-fall back to parsel.
+fall back to parsel. ``own_elements`` walks a node once for layouts that read many parts.
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ def has_class(name: str) -> str:
 @lru_cache(maxsize=512)
 def _compiled(query: str) -> etree.XPath:
     return etree.XPath(query, smart_strings=False)
-
-
-_STRING_VALUE = _compiled("string()")
 
 
 def _evaluate(node: Selector | SelectorList, query: str, variables: dict[str, Any]) -> list[Any]:
@@ -50,15 +47,33 @@ def node_texts(
     return [str(found) for found in _evaluate(node, query, variables)]
 
 
-def node_strings(node: Selector | SelectorList, query: str, **variables: Any) -> list[str]:
-    """The string value (all its text, joined) of each element a query selects."""
-    return [
-        _STRING_VALUE(found) if isinstance(found, etree._Element) else str(found)
-        for found in _evaluate(node, query, variables)
-    ]
+def own_elements(node: Selector, boundary_class: str) -> list[tuple[etree._Element, list[str]]]:
+    """The elements under a node, in page order, with their classes, leaving out any nested
+    element of class ``boundary_class`` and what is inside it.
+
+    One pass in Python, for a layout that reads several parts of a node: cheaper than an
+    XPath per part once the node holds more than a few of them. A card inside a card is what
+    the parser builds when a closing tag is missing; its parts are not this card's.
+    """
+    found: list[tuple[etree._Element, list[str]]] = []
+    stack = list(node.root)[::-1]
+    while stack:
+        element = stack.pop()
+        if not isinstance(element.tag, str):
+            continue  # a comment or processing instruction
+        classes = str(element.get("class", "")).split()
+        if boundary_class in classes:
+            continue
+        found.append((element, classes))
+        stack += list(element)[::-1]
+    return found
 
 
-def node_number(node: Selector, query: str, **variables: Any) -> float:
-    """The number an XPath expression such as ``count(...)`` gives on a selector."""
-    found = _evaluate(node, query, variables)
-    return float(found[0]) if found else 0.0
+def own_texts(element: etree._Element) -> list[str]:
+    """The element's own text nodes (XPath ``text()``): its text and its children's tails."""
+    return [text for text in (element.text, *(child.tail for child in element)) if text]
+
+
+def all_texts(element: etree._Element) -> list[str]:
+    """Every text node under the element (XPath ``.//text()``)."""
+    return list(element.itertext())

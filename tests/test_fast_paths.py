@@ -7,6 +7,7 @@ compiled XPath) exist for speed only (bench/README.md); hypothesis feeds both si
 from __future__ import annotations
 
 import io
+import unicodedata
 from typing import Any
 from urllib.parse import urljoin
 
@@ -22,12 +23,13 @@ from parsel import Selector
 from scrapy.exporters import BaseItemExporter, CsvItemExporter, JsonLinesItemExporter
 from w3lib.url import canonicalize_url
 
+from crawler import processors
 from crawler.direct_processors import direct
 from crawler.exporters import JsonLinesExporter, SafeCsvItemExporter, neutralise_formula
 from crawler.items import POST_FIELDS, PostItem
 from crawler.loaders import PostLoader
 from crawler.processors import PLAIN_URL
-from crawler.xpath import has_class, node_number, node_strings, node_texts
+from crawler.xpath import all_texts, has_class, node_texts, own_elements, own_texts
 
 TEXT = st.one_of(st.none(), st.text(max_size=30))
 TEXTS = st.one_of(TEXT, st.lists(TEXT, max_size=4))
@@ -103,9 +105,14 @@ URL_PARTS = st.text(alphabet="abcXYZ019._~-/%?#:;=& ", max_size=25)
 
 
 @settings(max_examples=500, deadline=None)
-@given(host=st.text(alphabet="abz09.-A", min_size=1, max_size=12), path=URL_PARTS)
-def test_plain_urls_are_what_w3lib_and_urljoin_make_of_them(host: str, path: str) -> None:
-    url = f"https://{host}/{path}"
+@given(
+    host=st.text(alphabet="abz09.-A", min_size=1, max_size=12),
+    port=st.one_of(st.just(""), st.integers(0, 99999).map(lambda n: f":{n}"), st.just(":080")),
+    path=URL_PARTS,
+)
+def test_plain_urls_stay_as_they_are(host: str, port: str, path: str) -> None:
+    """w3lib and urljoin give back a URL PLAIN_URL accepts unchanged."""
+    url = f"https://{host}{port}/{path}"
     if not PLAIN_URL.fullmatch(url):
         return
     assert canonicalize_url(url) == url
@@ -115,7 +122,8 @@ def test_plain_urls_are_what_w3lib_and_urljoin_make_of_them(host: str, path: str
 @pytest.mark.parametrize(
     "url",
     ["https://a.com/./y", "https://a.com/x/../y", "https://a.com/..", "https://A.com/x",
-     "https://a.com/x?a=1", "https://a.com/x#f", "https://a.com", "https://a.com:80/x",
+     "https://a.com/x?a=1", "https://a.com/x#f", "https://a.com", "https://a.com:080/x",
+     "https://a.com:65536/x", "https://a.com:0/x",
      "https://a.com/a b", "https://a.com/%7e"],
 )  # fmt: skip
 def test_urls_needing_w3lib_take_the_slow_path(url: str) -> None:
@@ -205,11 +213,78 @@ def test_node_texts_equal_parsel(query: str) -> None:
         assert node_texts(node, query) == node.xpath(query).getall()
 
 
-def test_node_strings_and_number_equal_parsel() -> None:
+def test_own_elements_and_texts_equal_xpath() -> None:
     card = PAGE.css("div.card")[0]
-    query = f".//*[{has_class('post-stat')} or {has_class('post-title')}]"
-    assert node_strings(card, query) == [m.xpath("string()").get() for m in card.xpath(query)]
-    assert node_number(card, f"count(.//*[{has_class('card')}])") == 1.0
-    own = f".//a[count(ancestor::*[{has_class('card')}]) = $depth]/@href"
-    assert node_texts(card, own, depth=1) == ["/1"]
-    assert node_texts(card, own, depth=2) == ["/2"]
+    own = f".//*[count(ancestor::*[{has_class('card')}]) = 1][not({has_class('card')})]"
+    walked = own_elements(card, "card")
+    assert [element for element, _ in walked] == card.root.xpath(own)
+    assert [classes for _, classes in walked][:2] == [["post-title"], []]
+    for element, _ in walked:
+        assert all_texts(element) == element.xpath(".//text()")
+        assert own_texts(element) == element.xpath("text()")
+
+
+def _labelled_counts_reference(texts: list[str]) -> dict[str, int]:
+    """labelled_counts as first written: every pattern run on every text."""
+    found: dict[str, int] = {}
+    for raw in texts:
+        text = unicodedata.normalize("NFKC", str(raw))
+        labels, numbers = processors._LABEL.findall(text), processors._COUNT.findall(text)
+        if len(labels) == 1 and len(numbers) == 1:
+            processors._store(found, processors._field_of(labels[0]), *numbers[0])
+            continue
+        for match in processors._LABEL_FIRST.finditer(text):
+            number, suffix = (match.group(2), match.group(3)) if match.group(2) else (
+                match.group(4), match.group(5))  # fmt: skip
+            processors._store(found, processors._field_of(match.group(1)), number, suffix)
+        rest = processors._LABEL_FIRST.sub(" ", text)
+        for match in processors._NUMBER_FIRST.finditer(rest):
+            processors._store(
+                found, processors._field_of(match.group(3)), match.group(1), match.group(2)
+            )
+    return found
+
+
+COUNT_TEXT = st.lists(
+    st.sampled_from(["阅读", "评论", "推荐", "点赞", "浏览", "likes", "(", ")", "（", "：", ":",
+                     "8", "1.2k", "1,024", "1.5万", " ", "次", "2024-05-01 10:20", "|", "x"]),
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts=st.lists(COUNT_TEXT, max_size=3))
+def test_labelled_counts_equal_every_pattern_on_every_text(texts: list[str]) -> None:
+    assert processors.labelled_counts(texts) == _labelled_counts_reference(texts)
+
+
+class _Row(dict):  # type: ignore[type-arg]
+    """A dict the exporters' as-is path does not take (it checks ``type(item) is dict``)."""
+
+
+ROWS = st.lists(
+    st.fixed_dictionaries({
+        "title": st.one_of(st.none(), st.text(alphabet="ab=+-@\t中\"',\n", max_size=6)),
+        "tags": st.lists(st.text(alphabet="ab=,|", max_size=3), max_size=3),
+        "views": st.one_of(st.none(), st.integers(-5, 10**12)),
+    }),
+    min_size=1, max_size=4,
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("exporter_class", [JsonLinesExporter, SafeCsvItemExporter])
+@settings(max_examples=60, deadline=None)
+@given(rows=ROWS)
+def test_dataset_rows_export_as_the_general_path_does(
+    exporter_class: type[BaseItemExporter], rows: list[dict[str, Any]]
+) -> None:
+    outputs = []
+    for make in (dict, _Row):
+        file = io.BytesIO()
+        exporter = exporter_class(file, fields_to_export=["title", "tags", "views"])
+        exporter.start_exporting()
+        for row in rows:
+            exporter.export_item(make(row))
+        exporter.finish_exporting()
+        outputs.append(file.getvalue())
+    assert outputs[0] == outputs[1]

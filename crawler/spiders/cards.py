@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from lxml import etree
 from parsel import Selector
 from scrapy.http import Response
 
 from crawler.loaders import PostLoader
 from crawler.spiders.base import LayoutSpider
-from crawler.xpath import has_class, node_number, node_strings, node_texts
+from crawler.xpath import all_texts, has_class, own_elements, own_texts
 
 # Any link reading 下一页 (also "下一页 ›"), or the pagination's a.next / rel=next.
 _NEXT = (
@@ -18,16 +19,24 @@ _NEXT = (
 )
 
 
-_CARD = has_class("post-card")
-# A match belongs to this card, not to a card nested in it (with a closing tag missing, the
-# parser puts the following cards inside this one): it has exactly $depth card ancestors.
-_OWN = f"[count(ancestor::*[{_CARD}]) = $depth]"
-_LINK = f"(.//*[{has_class('post-title')}]//a{_OWN})[1]"
-_SUMMARY = f"(.//*[{has_class('post-summary')}]{_OWN})[1]"
-_CATEGORY = f"(.//*[{has_class('post-category')}]{_OWN})[1]"
-_DATE = f"(.//time[{has_class('post-date')}]{_OWN} | .//*[{has_class('post-meta')}]//time{_OWN})[1]"
-_STATS = f".//*[{has_class('post-stat')}]{_OWN}"
-_META = f"(.//*[{has_class('post-meta')}]{_OWN})[1]"
+# The parts of a card, by class; a card's own parts only (see own_elements).
+_PARTS = ("post-title", "post-summary", "post-category", "post-date", "post-meta", "post-stat")
+
+
+def _inside(element: etree._Element, containers: list[etree._Element]) -> bool:
+    return any(ancestor in containers for ancestor in element.iterancestors())
+
+
+def _card_parts(node: Selector) -> dict[str, list[etree._Element]]:
+    """The card's own elements of each class in _PARTS, and its ``a`` and ``time`` elements."""
+    parts: dict[str, list[etree._Element]] = {name: [] for name in (*_PARTS, "a", "time")}
+    for element, classes in own_elements(node, "post-card"):
+        for name in classes:
+            if name in parts:
+                parts[name].append(element)
+        if element.tag in ("a", "time"):
+            parts[element.tag].append(element)
+    return parts
 
 
 class CardsSpider(LayoutSpider):
@@ -51,19 +60,29 @@ class CardsSpider(LayoutSpider):
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        own = {"depth": node_number(node, f"count(ancestor-or-self::*[{_CARD}])")}
-        loader.add_value("title", node_texts(node, f"{_LINK}//text()", **own))
-        loader.add_value("url", node_texts(node, f"{_LINK}/@href", **own))
-        loader.add_value("summary", node_texts(node, f"{_SUMMARY}//text()", **own))
+        parts = _card_parts(node)
+        # ".post-title a", ".post-summary", ...: the first of each, in page order.
+        link = next((a for a in parts["a"] if _inside(a, parts["post-title"])), None)
+        if link is not None:
+            loader.add_value("title", all_texts(link))
+            loader.add_value("url", link.get("href"))
+        for summary in parts["post-summary"][:1]:
+            loader.add_value("summary", all_texts(summary))
         # Its own first text: with </a> missing, the rest of the card ends up inside.
-        loader.add_value("category", node_texts(node, f"{_CATEGORY}/text()", **own)[:1])
-        # The time's own text: with </time> missing, the stats after it end up inside.
-        printed = "".join(node_texts(node, f"{_DATE}/text()", **own))
-        machine = "".join(node_texts(node, f"{_DATE}/@datetime", **own)).strip()
-        loader.add_value("published_raw", machine or printed)
+        for category in parts["post-category"][:1]:
+            loader.add_value("category", own_texts(category)[:1])
+        dates = [
+            time for time in parts["time"]
+            if time in parts["post-date"] or _inside(time, parts["post-meta"])
+        ]  # fmt: skip
+        for date in dates[:1]:
+            # The time's own text: with </time> missing, the stats after it end up inside.
+            machine = str(date.get("datetime", "")).strip()
+            loader.add_value("published_raw", machine or "".join(own_texts(date)))
         # One string per stat, so "<i/><em>130</em> 浏览" reads as "130 浏览"; without stat
         # spans, the whole meta line (its date and category carry no count label).
-        loader.add_counts(node_strings(node, _STATS, **own) or node_strings(node, _META, **own))
+        stats = parts["post-stat"] or parts["post-meta"][:1]
+        loader.add_counts(["".join(all_texts(stat)) for stat in stats])
 
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:
