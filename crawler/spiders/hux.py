@@ -10,11 +10,15 @@ from scrapy.http import Response
 
 from crawler.loaders import PostLoader
 from crawler.spiders.base import LayoutSpider
-from crawler.xpath import node_texts
+from crawler.xpath import has_class, node_texts
 
 # index.html prints `Posted by {author, else site.title} on {{ post.date | date: "%B %-d, %Y" }}`.
 # The author match is greedy: a name may itself hold " on ", the date never does.
 _META = re.compile(r"^\s*Posted\s+by\s+(.*\S)\s+on\s+(.+?)\s*$", re.DOTALL)
+_LINK = "./a[@href][1]"
+_TITLE = f"{_LINK}//h2[{has_class('post-title')}]//text()"
+_SUMMARY = f"{_LINK}//div[{has_class('post-content-preview')}]//text()"
+_POSTED = f"string((.//p[{has_class('post-meta')}])[1])"
 
 
 class HuxSpider(LayoutSpider):
@@ -37,11 +41,10 @@ class HuxSpider(LayoutSpider):
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        link = node.xpath("./a[@href][1]")
-        loader.add_value("url", link.attrib.get("href"))
-        loader.add_value("title", node_texts(link.css("h2.post-title")))
-        loader.add_value("summary", node_texts(link.css("div.post-content-preview")))
-        match = _META.match(node.css("p.post-meta").xpath("string()").get() or "")
+        loader.add_value("url", node_texts(node, f"{_LINK}/@href"))
+        loader.add_value("title", node_texts(node, _TITLE))
+        loader.add_value("summary", node_texts(node, _SUMMARY))
+        match = _META.match("".join(node_texts(node, _POSTED)))
         if match:
             loader.add_value("author", match.group(1))
             loader.add_value("published_raw", match.group(2))
