@@ -604,19 +604,21 @@ def _profiled(path: Path) -> list[str]:
     return ["-m", "cProfile", "-o", str(path)]
 
 
-def bench_profile(pages: int, work: Path, output: Path | None, feed_mode: str) -> None:
-    """The project's and the bare cnblogs crawls under cProfile; prints the summary."""
-    profile = output or work / "cnblogs.prof"
+def bench_profile(
+    pages: int, work: Path, output: Path | None, feed_mode: str, layout: str = "cnblogs"
+) -> None:
+    """The project's and the bare crawls of one layout under cProfile; prints the summary."""
+    profile = output or work / f"{layout}.prof"
     bare_profile = profile.with_name(profile.stem + ".bare.prof")
-    site = build_site("cnblogs", pages, feed_mode)
+    site = build_site(layout, pages, feed_mode)
     server = SiteServer(site).start()
     try:
-        run = crawl_project("cnblogs", server, pages, work / "profile", _profiled(profile))
-        bare = crawl_bare("cnblogs", server, work / "profile-bare", _profiled(bare_profile))
+        run = crawl_project(layout, server, pages, work / "profile", _profiled(profile))
+        bare = crawl_bare(layout, server, work / "profile-bare", _profiled(bare_profile))
     finally:
         server.stop()
     print(
-        f"Profile of `scrapy crawl cnblogs` on {run.pages} pages, {len(run.posts)} posts:"
+        f"Profile of `scrapy crawl {layout}` on {run.pages} pages, {len(run.posts)} posts:"
         f" {run.cpu:.2f} s CPU under cProfile ({profile}); the bare spider: {bare.cpu:.2f} s"
         f" ({bare_profile})"
     )
@@ -638,7 +640,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scale", action="store_true", help="also RSS at 1× and 4× the pages")
     parser.add_argument("--store", action="store_true", help="also the store micro-benchmark")
     parser.add_argument("--store-posts", type=int, default=1_000_000)
-    parser.add_argument("--profile", action="store_true", help="also profile the cnblogs crawl")
+    parser.add_argument("--profile", action="store_true", help="also profile a crawl")
+    parser.add_argument("--profile-layout", default="cnblogs", help="the layout to profile")
     parser.add_argument("--profile-out", type=Path, help="where to keep the .prof file")
     parser.add_argument(
         "--only", action="store_true",
@@ -673,7 +676,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.store:
             bench_store(args.store_posts, 10_000, work)
         if args.profile:
-            bench_profile(args.pages, work, args.profile_out, args.feed_mode)
+            bench_profile(
+                args.pages, work, args.profile_out, args.feed_mode, args.profile_layout
+            )
 
 
 if __name__ == "__main__":

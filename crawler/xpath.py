@@ -47,6 +47,18 @@ def node_texts(
     return [str(found) for found in _evaluate(node, query, variables)]
 
 
+def node_elements(node: Selector, query: str, **variables: Any) -> list[etree._Element]:
+    """The lxml elements a query selects under a selector (for element-level reading)."""
+    found = _compiled(query)(node.root, **variables)
+    return [element for element in found if isinstance(element, etree._Element)]
+
+
+def string_value(element: etree._Element) -> str:
+    """All the text in an element, as XPath ``string()`` (entity references left unresolved
+    in XML are not text; ``itertext`` would give them)."""
+    return str(_compiled("string()")(element))
+
+
 def own_elements(node: Selector, boundary_class: str) -> list[tuple[etree._Element, list[str]]]:
     """The elements under a node, in page order, with their classes, leaving out any nested
     element of class ``boundary_class`` and what is inside it.

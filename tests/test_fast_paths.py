@@ -29,7 +29,7 @@ from crawler.exporters import JsonLinesExporter, SafeCsvItemExporter, neutralise
 from crawler.items import POST_FIELDS, PostItem
 from crawler.loaders import PostLoader
 from crawler.processors import PLAIN_URL
-from crawler.xpath import all_texts, has_class, node_texts, own_elements, own_texts
+from crawler.xpath import all_texts, has_class, node_texts, own_elements, own_texts, string_value
 
 TEXT = st.one_of(st.none(), st.text(max_size=30))
 TEXTS = st.one_of(TEXT, st.lists(TEXT, max_size=4))
@@ -288,3 +288,13 @@ def test_dataset_rows_export_as_the_general_path_does(
         exporter.finish_exporting()
         outputs.append(file.getvalue())
     assert outputs[0] == outputs[1]
+
+
+def test_string_value_equals_xpath_string_with_unresolved_entities() -> None:
+    feed = Selector(
+        text='<!DOCTYPE r [<!ENTITY e SYSTEM "file:///etc/hostname">]>'
+        "<r><title>&e;Title <b>bold</b><![CDATA[ & more]]></title></r>",
+        type="xml",
+    )
+    title = feed.xpath("//title")[0]
+    assert string_value(title.root) == title.xpath("string()").get() == "Title bold & more"

@@ -6,12 +6,14 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from parsel import Selector, SelectorList
+from lxml import etree
+from parsel import Selector
 from scrapy.http import Response, TextResponse
 
 from crawler.loaders import PostLoader
 from crawler.processors import html_to_text
 from crawler.spiders.base import LayoutSpider
+from crawler.xpath import node_elements, string_value
 
 # Namespaces are removed first, so dc:creator is "creator", content:encoded "encoded".
 # RSS 0.9x/1.0 items sit under rss or rdf:RDF directly; an HTML page matches nothing.
@@ -40,28 +42,37 @@ def _feed(response: Response) -> Selector:
     return feed
 
 
-def _first(node: Selector, *paths: str) -> SelectorList:
-    """The first element found by ``paths``, tried in order of preference."""
+def _first(node: Selector, *paths: str) -> etree._Element | None:
+    """The first non-blank element found by ``paths``, tried in order of preference."""
     for path in paths:
-        found = node.xpath(f"{path}[normalize-space()]")[:1]
+        found = node_elements(node, f"{path}[normalize-space()]")
         if found:
-            return found
-    return SelectorList()
+            return found[0]
+    return None
+
+
+def _text(element: etree._Element | None) -> str | None:
+    """All the text in an element (XPath ``string()``); None without an element."""
+    return None if element is None else string_value(element)
 
 
 def _add_text(
-    loader: PostLoader, field: str, element: SelectorList, default_type: str = "text"
+    loader: PostLoader, field: str, element: etree._Element | None, default_type: str = "text"
 ) -> None:
     """Add an RSS element or Atom text construct; HTML (escaped, CDATA, xhtml) becomes text.
 
     Atom says by ``type`` whether it holds text or markup (default text); RSS descriptions
     hold HTML, RSS titles text (their entities are still unescaped by the loader).
     """
-    element = element[:1]
-    if element.attrib.get("type", default_type) in ("text", "text/plain"):
-        loader.add_value(field, element.xpath("string()").get())
+    if element is None:
         return
-    markup = "".join(element.xpath("node()").getall())
+    if element.get("type", default_type) in ("text", "text/plain"):
+        loader.add_value(field, _text(element))
+        return
+    if len(element):  # inline markup (Atom xhtml): serialised as it stands
+        markup = "".join(Selector(root=element, type="xml").xpath("node()").getall())
+    else:  # escaped HTML or CDATA: one text node
+        markup = element.text or ""
     if field == "summary":
         loader.add_html_summary(markup)
     else:
@@ -86,29 +97,28 @@ class FeedSpider(LayoutSpider):
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        if node.xpath("self::entry"):
+        if node.root.tag == "entry":
             loader.add_value("url", node.xpath("link[@rel='alternate' or not(@rel)]/@href").get())
-            _add_text(loader, "title", node.xpath("title"))
+            _add_text(loader, "title", (node_elements(node, "title") or [None])[0])
             _add_text(loader, "summary", _first(node, "summary", "content"))
             # `updated` is the last edit, not the publication; but Atom requires only
             # `updated`, so it is the feed's one date when `published` is absent.
-            date = _first(node, "published", "updated")
-            loader.add_value("published_raw", date.xpath("string()").get())
+            loader.add_value("published_raw", _text(_first(node, "published", "updated")))
             # RFC 4287: without its own author an entry has its source's or feed's.
             loader.add_xpath("author", "author/name/text() | source/author/name/text()")
             loader.add_xpath("author", "/feed/author/name/text()")
             loader.add_xpath("tags", "category/@term")
             return
         # RSS: a missing <link> falls back to a permalink <guid> (isPermaLink defaults true).
-        link = _first(node, "link", "guid[not(@isPermaLink='false')]")
-        loader.add_value("url", link.xpath("string()").get())
-        _add_text(loader, "title", node.xpath("title"))
+        loader.add_value("url", _text(_first(node, "link", "guid[not(@isPermaLink='false')]")))
+        _add_text(loader, "title", (node_elements(node, "title") or [None])[0])
         _add_text(loader, "summary", _first(node, "description", "encoded"), "html")
-        loader.add_value("published_raw", _first(node, "pubDate", "date").xpath("string()").get())
-        for author in _first(node, "author", "creator").xpath("string()").getall():
+        loader.add_value("published_raw", _text(_first(node, "pubDate", "date")))
+        author = _text(_first(node, "author", "creator"))
+        if author is not None:
             named = _EMAIL_NAME.match(author.strip())
             loader.add_value("author", named.group(1) if named else author)
-        loader.add_value("tags", node.xpath("category").xpath("string()").getall())
+        loader.add_value("tags", [_text(category) for category in node_elements(node, "category")])
 
     @classmethod
     def page_problem(cls, response: Response) -> str | None:
