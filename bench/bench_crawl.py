@@ -19,7 +19,8 @@ peak RSS, and the size of the project's SQLite store.
 
 Options: ``--scale`` also crawls 1× and 4× the pages with the project's spider and prints the
 peak RSS ratio (target ≤ 1.3×); ``--store`` times ``SQLiteStore.seen`` on a million posts;
-``--profile`` runs the project's cnblogs crawl under cProfile and prints where the time goes.
+``--profile`` runs the project's and the bare crawl of a layout under cProfile and prints
+where the time goes, side by side.
 """
 
 from __future__ import annotations
@@ -517,7 +518,7 @@ PROFILE_PHASES = (
     ("spider: parse() of list pages", "crawler/spiders/base.py", "parse"),
     ("  extract(): selectors + loader", "crawler/spiders/base.py", "extract"),
     ("    populate() (layout hook)", "crawler/spiders/", "populate"),
-    ("    ItemLoader.add_value", "itemloaders/__init__.py", "add_value"),
+    ("    PostLoader.add_value", "crawler/loaders.py", "add_value"),
     ("    PostLoader.load_item", "crawler/loaders.py", "load_item"),
     ("  store.seen() (every post of a page)", "crawler/store.py", "seen"),
     ("  remember_page()", "crawler/store.py", "remember_page"),

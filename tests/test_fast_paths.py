@@ -1,7 +1,8 @@
 """Each fast path gives exactly what the general code it stands in for gives.
 
-The shortcuts (crawler.direct_processors, the plain-URL check, the exporters' field plan,
-compiled XPath) exist for speed only (bench/README.md); hypothesis feeds both sides.
+The shortcuts (crawler.direct_processors, the plain-URL check, the exporters' field plan and
+as-is rows, compiled XPath and the element walk, labelled_counts' early exits) exist for speed
+only (README, Performance); hypothesis feeds both sides.
 """
 
 from __future__ import annotations
