@@ -5,7 +5,7 @@ processes (a ``ChainMap``, a ``partial``, an ``arg_to_iter`` per step); with ten
 that is most of the loader's cost. A :class:`DirectProcessor` does the same steps with the
 wrapping decided once. It handles the processors :class:`~crawler.loaders.PostLoader` uses
 (``Identity``, ``MapCompose``, ``Compose``, ``TakeFirst``) and calls any other processor the
-way itemloaders does, so results are identical either way (``tests/test_processors.py``
+way itemloaders does, so results are identical either way (``tests/test_fast_paths.py``
 compares them).
 """
 

@@ -123,15 +123,9 @@ class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
         return neutralise_formula(value) if isinstance(value, str) else value
 
     def field_serializer(self, meta: Mapping[str, Any]) -> Callable[[Any], Any]:
-        serializer = meta.get("serializer")
-        if serializer is None:
+        if "serializer" not in meta:
             return self._cell  # the frequent case, in one call
-
-        def serialize(value: Any) -> Any:
-            value = serializer(value)
-            return neutralise_formula(value) if isinstance(value, str) else value
-
-        return serialize
+        return lambda value: self.serialize_field(meta, "", value)
 
     def _cell(self, value: Any) -> Any:
         if value is None or type(value) is int:

@@ -77,7 +77,8 @@ class PostLoader(ItemLoader):
 
     # itemloaders looks each field's processor up and re-wraps it for the loader context on
     # every value; here each is turned once per class into a plain function (see
-    # crawler.direct_processors). Measured on the synthetic cnblogs pages: NN µs less a post.
+    # crawler.direct_processors). Measured on the synthetic cnblogs pages: about 70 µs less a
+    # post.
     def add_value(
         self, field_name: str | None, value: Any, *processors: Callable[..., Any], **kw: Any
     ) -> PostLoader:
