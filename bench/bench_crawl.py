@@ -60,7 +60,7 @@ THROUGHPUT_SETTINGS = (
     "RETRY_HTTP_CODES", "FEED_EXPORT_ENCODING", "FEED_EXPORT_FIELDS", "LOG_LEVEL",
     "TELNETCONSOLE_ENABLED", "REQUEST_FINGERPRINTER_IMPLEMENTATION", "TWISTED_REACTOR",
 )  # fmt: skip
-# What LayoutSpider.from_crawler sets for a loopback site; the bare spider gets it as -s.
+# What BlogSpider.from_crawler sets for a loopback site; the bare spider gets it as -s.
 LOOPBACK_SETTINGS = {"AUTOTHROTTLE_ENABLED": False, "DOWNLOAD_DELAY": 0}
 # Fields compared between the two outputs (crawled_at differs by nature, site is given).
 COMPARED_FIELDS = (
@@ -515,8 +515,8 @@ C_GROUPS = (
 )
 # Phases by their entry point (file fragment, function): cumulative time, they may nest.
 PROFILE_PHASES = (
-    ("spider: parse() of list pages", "crawler/spiders/base.py", "parse"),
-    ("  extract(): selectors + loader", "crawler/spiders/base.py", "extract"),
+    ("spider: parse() of list pages", "crawler/spiders/blogs.py", "parse"),
+    ("  extract(): selectors + loader", "crawler/layouts/__init__.py", "extract"),
     ("    populate() (layout hook)", "crawler/spiders/", "populate"),
     ("    PostLoader.add_value", "crawler/loaders.py", "add_value"),
     ("    PostLoader.load_item", "crawler/loaders.py", "load_item"),

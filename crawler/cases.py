@@ -17,17 +17,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
-from scrapy.spiderloader import SpiderLoader
-from scrapy.utils.project import get_project_settings
 
 from crawler.items import POST_FIELDS
+from crawler.layouts import get_layout
 from crawler.pipelines.dates import date_fields
 from crawler.sites import SiteConfig
 
@@ -93,23 +91,17 @@ def find_cases(root: Path) -> list[Case]:
     return [load_case(p.parent) for p in sorted(root.glob("*/*/case.json"))]
 
 
-@cache
-def spider_class(layout: str) -> type:
-    """The spider class of a layout, looked up like ``scrapy crawl`` does."""
-    return SpiderLoader.from_settings(get_project_settings()).load(layout)
-
-
 def next_pages(case: Case) -> list[str]:
     """The absolute URLs of the list pages the layout would follow from the saved page."""
     response = case.response()
-    return [response.urljoin(url) for url in spider_class(case.layout).next_page_urls(response)]
+    return [response.urljoin(url) for url in get_layout(case.layout).next_page_urls(response)]
 
 
 def run_case(case: Case) -> list[dict[str, Any]]:
     """The items the layout extracts from the saved page, dates normalised at ``case.now``."""
     site = SiteConfig(name=case.site, layout=case.layout, url=case.url, timezone=case.timezone)
     items = []
-    for item in spider_class(case.layout).extract(case.response(), site):
+    for item in get_layout(case.layout).extract(case.response(), site):
         row = {name: item.get(name) for name in POST_FIELDS}
         row.update(date_fields(row["published_raw"], case.timezone, case.now))
         row["crawled_at"] = case.now.astimezone(UTC).isoformat()

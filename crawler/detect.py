@@ -1,9 +1,9 @@
 """Which known layout reads a page: the pure function behind ``scrapy detect``.
 
-Every :class:`~crawler.spiders.base.LayoutSpider` the spider loader knows is tried, so a new
-layout is detected as soon as its spider exists. A layout matches a page when
+Every layout of :mod:`crawler.layouts` is tried, so a new layout is detected as soon as its
+module exists. A layout matches a page when
 
-- its extraction (the same :meth:`LayoutSpider.extract` the crawl runs) yields at least one
+- its extraction (the same :meth:`Layout.extract` the crawl runs) yields at least one
   post with a url and a title, and
 - at least one of its ``signature`` selectors matches the page.
 
@@ -19,12 +19,10 @@ from dataclasses import dataclass, field
 
 from parsel import Selector
 from scrapy.http import Response, TextResponse, XmlResponse
-from scrapy.settings import BaseSettings
-from scrapy.spiderloader import SpiderLoader
-from scrapy.utils.project import get_project_settings
 
+from crawler.layouts import Layout, layouts
+from crawler.layouts.feed import feed_document
 from crawler.sites import DEFAULT_TIMEZONE, SiteConfig
-from crawler.spiders.base import LayoutSpider
 
 
 @dataclass(frozen=True)
@@ -54,14 +52,9 @@ class Match:
         return (len(self.matched_selectors), self.posts)
 
 
-def layout_classes(settings: BaseSettings | None = None) -> list[type[LayoutSpider]]:
-    """Every layout spider the project's spider loader knows, by name."""
-    loader = SpiderLoader.from_settings(settings or get_project_settings())
-    classes = (loader.load(name) for name in loader.list())
-    return sorted(
-        (cls for cls in classes if issubclass(cls, LayoutSpider) and cls is not LayoutSpider),
-        key=lambda cls: cls.name,
-    )
+def layout_classes() -> list[type[Layout]]:
+    """Every layout, by name."""
+    return list(layouts().values())
 
 
 # A feed's root element, after an optional XML declaration, comments or processing instructions.
@@ -71,14 +64,15 @@ _FEED_START = re.compile(rb"\s*(?:<\?[^>]*>\s*|<!--.*?-->\s*)*<(?:rss|feed|rdf:R
 def _document(response: Response) -> Selector:
     """The page as a fresh selector with namespaces removed (so ``/feed/entry`` matches Atom).
 
-    Parsed as XML when served as XML or when it starts like a feed (feeds are often served as
-    ``text/html`` or ``application/octet-stream``), else as HTML.
+    Parsed as XML, as the feed layout parses it, when served as XML or when it starts like a
+    feed (feeds are often served as ``text/html`` or ``application/octet-stream``), else as
+    HTML.
     """
     if not isinstance(response, TextResponse):
         response = TextResponse(url=response.url, body=response.body, headers=response.headers)
-    xml = isinstance(response, XmlResponse) or bool(_FEED_START.match(response.body[:4096]))
-    kind = "xml" if xml else "html"
-    document = Selector(text=response.text, type=kind)
+    if isinstance(response, XmlResponse) or bool(_FEED_START.match(response.body[:4096])):
+        return feed_document(response)
+    document = Selector(text=response.text, type="html")
     document.remove_namespaces()
     return document
 
@@ -89,7 +83,7 @@ def count_matches(document: Selector, selector: str) -> int:
     return len(found)
 
 
-def examine(response: Response, layout: type[LayoutSpider]) -> Match:
+def examine(response: Response, layout: type[Layout]) -> Match:
     """The evidence one layout finds on a page (a :class:`Match`, matched or not)."""
     document = _document(response)
     signature = {selector: count_matches(document, selector) for selector in layout.signature}
@@ -115,7 +109,7 @@ def examine(response: Response, layout: type[LayoutSpider]) -> Match:
 
 
 def examine_all(
-    response: Response, layouts: Iterable[type[LayoutSpider]] | None = None
+    response: Response, layouts: Iterable[type[Layout]] | None = None
 ) -> list[Match]:
     """The evidence of every layout, strongest first (matches before the rest)."""
     layouts = layout_classes() if layouts is None else layouts
@@ -123,6 +117,6 @@ def examine_all(
     return sorted(found, key=lambda m: (m.matched, m.score), reverse=True)
 
 
-def detect(response: Response, layouts: Iterable[type[LayoutSpider]] | None = None) -> list[Match]:
+def detect(response: Response, layouts: Iterable[type[Layout]] | None = None) -> list[Match]:
     """The layouts that read this page, best evidence first; ``[]`` when none does."""
     return [match for match in examine_all(response, layouts) if match.matched]

@@ -8,7 +8,9 @@ exports and the consolidated ``output/posts.csv`` all follow the same rules:
 - a text cell that starts with ``=``, ``+``, ``-``, ``@``, tab or CR gets a leading ``'`` so a
   spreadsheet shows it as text instead of running it as a formula (numbers are not touched);
 - UTF-8; ``CSV_BOM = True`` writes a byte-order mark first, which Excel needs to show Chinese
-  (default off: pandas, DuckDB and the csv module read plain UTF-8 without a stray BOM).
+  (default off: pandas, DuckDB and the csv module read plain UTF-8 without a stray BOM);
+- a file without rows still has its header row (a quiet run's ``changes.csv``): an empty file
+  is an error for pandas (``EmptyDataError``) and has no columns for DuckDB.
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
         if bom:
             file.write("\ufeff".encode())
         super().__init__(file, **kwargs)
+        self.items_exported = 0
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, file: IO[bytes], **kwargs: Any) -> SafeCsvItemExporter:
@@ -135,10 +138,20 @@ class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
         return neutralise_formula(value) if isinstance(value, str) else value
 
     def export_item(self, item: Any) -> None:
-        if self._headers_not_written or not self.exports_as_is(item):
+        self.items_exported += 1
+        # The first item goes through Scrapy's export_item, which writes the header row.
+        if self.items_exported == 1 or not self.exports_as_is(item):
             return super().export_item(item)
         self.csv_writer.writerow(list(self._build_row(map(self._cell, item.values()))))
         return None
+
+    def finish_exporting(self) -> None:
+        if not self.items_exported and self.include_headers_line and self.fields_to_export:
+            # No item came to write the header: write it now (the columns are configured).
+            fields = self.fields_to_export
+            header = fields.values() if isinstance(fields, Mapping) else fields
+            self.csv_writer.writerow(list(self._build_row(header)))
+        super().finish_exporting()
 
     def _build_row(self, values: Iterable[Any]) -> Iterable[Any]:
         # Scrapy's converts each value with to_unicode and catches the TypeError every number

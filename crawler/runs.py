@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
+import re
+import shutil
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -11,6 +15,11 @@ from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
 from crawler.store import PostStore, StoreRegistry
+
+logger = logging.getLogger(__name__)
+
+# What new_run_id makes; only folders named like this are ever pruned from output/runs/.
+RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-\d+")
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -55,3 +64,84 @@ def acquire_store(settings: BaseSettings) -> PostStore:
 def release_store(settings: BaseSettings) -> None:
     """Give back the store taken with :func:`acquire_store`."""
     StoreRegistry.release(store_path(settings))
+
+
+class OutputDirError(ValueError):
+    """The output folder (or the store's folder) cannot be created or written; the message is
+    the one line to show."""
+
+
+def _reason(folder: Path, error: OSError) -> str:
+    """Why ``folder`` is unusable, in words: which regular file is in the way, or the error."""
+    if error.errno in (errno.ENOTDIR, errno.EEXIST):
+        for path in (folder, *folder.parents):
+            if path.exists() and not path.is_dir():
+                return "it is a file" if path == folder else f"it is under a regular file {path}"
+    if error.errno == errno.EROFS:
+        return "not writable (read-only file system)"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return "not writable (permission denied)"
+    if error.errno == errno.ENOSPC:
+        return "not writable (no space left on device)"
+    return f"not usable ({error.strerror or error})"
+
+
+def _check_folder(folder: Path, what: str) -> None:
+    """Create ``folder`` and prove it writable by creating and deleting a probe file."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".probe-{os.getpid()}"
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise OutputDirError(f"cannot use {what} {folder}: {_reason(folder, exc)}") from exc
+
+
+def prepare_output_dir(settings: BaseSettings) -> Path:
+    """Create ``OUTPUT_DIR`` (and the folder of ``POST_STORE_PATH``) and check each is a
+    writable folder; return the output folder.
+
+    Run before a crawl takes the lock, so that an unusable folder is one line and exit status 2
+    instead of tracebacks from every component that opens a file in it. Raises
+    :class:`OutputDirError`.
+    """
+    out = output_dir(settings)
+    _check_folder(out, "output folder")
+    custom_store = settings.get("POST_STORE_PATH")
+    # SQLite names such as ":memory:" are not files; other store classes may not use a path.
+    if custom_store and not str(custom_store).startswith(":"):
+        folder = Path(custom_store).parent
+        if folder.resolve() != out.resolve():
+            _check_folder(folder, "store folder (POST_STORE_PATH)")
+    return out
+
+
+def prune_runs(settings: BaseSettings, current: str) -> list[Path]:
+    """Delete the oldest run folders under ``output/runs/`` beyond the newest ``RUNS_KEEP``
+    (0: keep all); return the folders deleted.
+
+    Run ids sort by time, so name order is age order. The current run and folders not named
+    like a run id (``-s RUN_ID=...``, anything a user put there) are never deleted.
+    """
+    keep = settings.getint("RUNS_KEEP", 30)
+    runs = output_dir(settings) / "runs"
+    if keep <= 0 or not runs.is_dir():
+        return []
+    ids = sorted(
+        entry.name for entry in runs.iterdir()
+        if entry.is_dir() and not entry.is_symlink() and RUN_ID_PATTERN.fullmatch(entry.name)
+    )  # fmt: skip
+    removed = []
+    for old in ids[: max(len(ids) - keep, 0)]:
+        if old == current:
+            continue
+        try:
+            shutil.rmtree(runs / old)
+        except OSError as exc:
+            logger.warning("could not remove the old run folder %s: %s", runs / old, exc)
+            continue
+        removed.append(runs / old)
+    if removed:
+        logger.info("removed %d old run folder(s) from %s (RUNS_KEEP=%d)", len(removed), runs, keep)
+    return removed

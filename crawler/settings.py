@@ -6,10 +6,15 @@ from crawler.items import POST_FIELDS
 
 BOT_NAME = "blogcrawler"
 SPIDER_MODULES = ["crawler.spiders"]
-NEWSPIDER_MODULE = "crawler.spiders"
+# `scrapy genspider -t layout NAME DOMAIN` writes a new layout: every layout gets its spider.
+NEWSPIDER_MODULE = "crawler.layouts"
 COMMANDS_MODULE = "crawler.commands"
+# The site registry (TOML) of crawlall, -a site=NAME and -a url= matching; empty: the packaged
+# crawler/sites.toml.
+SITE_REGISTRY = ""
 
-# Politeness towards real blogs; sites on 127.0.0.1 skip the delays (see LayoutSpider).
+# Politeness towards real blogs, per host across all sites of a run (one crawler serves them
+# all); sites on 127.0.0.1 skip the delays unless THROTTLE_LOOPBACK (see BlogSpider).
 USER_AGENT = "blogcrawler/0.1 (+https://github.com/blogcrawler; polite reader of public post lists)"
 ROBOTSTXT_OBEY = True
 CONCURRENT_REQUESTS = 16
@@ -31,8 +36,16 @@ DOWNLOADER_MIDDLEWARES = {
     # after decompression (590).
     "crawler.middlewares.retry_after.RetryAfterMiddleware": 560,
     "crawler.middlewares.encoding.ChineseEncodingMiddleware": 580,
+    # robots.txt obeyed as Scrapy does; one line per host when it cannot be fetched.
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "crawler.middlewares.robots.QuietRobotsTxtMiddleware": 100,
 }
 RETRY_AFTER_MAX = 120  # seconds; a longer Retry-After fails the request instead
+# Incremental crawling (crawler/incremental.py) sits next to the spider: it sees the spider's
+# own output before Scrapy's depth and URL-length middlewares.
+SPIDER_MIDDLEWARES = {
+    "crawler.incremental.IncrementalMiddleware": 950,
+}
 
 ITEM_PIPELINES = {
     "crawler.pipelines.validate.ValidatePipeline": 100,
@@ -54,6 +67,9 @@ HEALTH_MIN_DATE_COVERAGE = 0.8
 OUTPUT_DIR = "output"
 POST_STORE_CLASS = "crawler.store.SQLiteStore"
 POST_STORE_PATH = ""  # default: <OUTPUT_DIR>/posts.sqlite
+# Run folders (output/runs/<run id>/) kept: the newest N, older ones deleted after each run's
+# exports are written; 0 keeps them all.
+RUNS_KEEP = 30
 # CSV: BOM for Excel (off: data tools read plain UTF-8), separator for list fields (tags).
 CSV_BOM = False
 CSV_LIST_SEPARATOR = " | "
@@ -69,6 +85,8 @@ FEED_EXPORTERS = {
 
 LOG_LEVEL = "INFO"
 TELNETCONSOLE_ENABLED = False
+# Scrapy's remote-control HTTP server (a port per crawler): nothing here uses it.
+REMOTE_CONTROL_ENABLED = False
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 SAMPLE_PORT_BASE = 18401  # crawlall --sample serves its four sites on this port and the next three

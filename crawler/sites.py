@@ -10,13 +10,17 @@ from __future__ import annotations
 import ipaddress
 import re
 import tomllib
+from collections.abc import Collection
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from scrapy.settings import BaseSettings
+from scrapy.spiderloader import get_spider_loader
 
 # Names become file and folder names under output/: no "/", no "..", no leading dot.
 SITE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
@@ -98,25 +102,88 @@ def _format_errors(exc: ValidationError) -> str:
     )
 
 
-def load_registry(text: str | None = None) -> dict[str, SiteConfig]:
-    """Parse and validate the registry (the packaged ``sites.toml`` unless text is given)."""
+def packaged_registry() -> str:
+    """Where the packaged ``sites.toml`` is (a path inside the egg when deployed as one)."""
+    return str(resources.files("crawler").joinpath("sites.toml"))
+
+
+def read_registry_file(path: str | None = None) -> tuple[str, str]:
+    """``(file name, text)`` of the registry at ``path`` (``None``/empty: the packaged one)."""
+    if path:
+        source, file = path, Path(path).expanduser()
+    else:
+        source, file = packaged_registry(), resources.files("crawler").joinpath("sites.toml")
+    try:
+        return source, file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise SiteError(f"site registry {source}: not UTF-8 text ({exc.reason})") from exc
+    except OSError as exc:
+        raise SiteError(f"site registry {source}: cannot read it ({exc.strerror or exc})") from exc
+
+
+def load_registry(
+    text: str | None = None,
+    *,
+    source: str = "sites.toml",
+    layouts: Collection[str] | None = None,
+) -> dict[str, SiteConfig]:
+    """Parse and validate a registry (the packaged ``sites.toml`` unless text is given).
+
+    ``source`` names the file in errors; with ``layouts``, every entry's layout must be one of
+    them. Every problem is a :class:`SiteError` naming the file, and the entry or line.
+    """
     if text is None:
-        text = resources.files("crawler").joinpath("sites.toml").read_text(encoding="utf-8")
-    data = tomllib.loads(text)
+        source, text = read_registry_file()
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:  # its message ends with "(at line L, column C)"
+        raise SiteError(f"site registry {source}: not valid TOML: {exc}") from exc
+    entries = data.get("sites", {})
+    if not isinstance(entries, dict):
+        raise SiteError(f"site registry {source}: `sites` must be a table of [sites.NAME] entries")
     sites: dict[str, SiteConfig] = {}
-    for name, entry in data.get("sites", {}).items():
+    for name, entry in entries.items():
+        invalid = f"{source}: registry entry [sites.{name}] is invalid"
+        if not isinstance(entry, dict):
+            raise SiteError(f"{invalid}: expected a table with layout and url, got {entry!r}")
         try:
             sites[name] = SiteConfig(name=name, **entry)
-        except (ValidationError, TypeError) as exc:
-            detail = _format_errors(exc) if isinstance(exc, ValidationError) else str(exc)
-            raise SiteError(f"registry entry [sites.{name}] is invalid: {detail}") from exc
+        except ValidationError as exc:
+            raise SiteError(f"{invalid}: {_format_errors(exc)}") from exc
+        if layouts is not None and sites[name].layout not in layouts:
+            raise SiteError(
+                f"{invalid}: layout {sites[name].layout!r} is not a layout of this project"
+                f" (known: {', '.join(sorted(layouts))})"
+            )
     return sites
 
 
-@lru_cache(maxsize=1)
-def registry() -> dict[str, SiteConfig]:
-    """The packaged registry, parsed once per process."""
-    return load_registry()
+@lru_cache(maxsize=8)
+def _registry(path: str, layouts: tuple[str, ...] | None) -> dict[str, SiteConfig]:
+    source, text = read_registry_file(path)
+    return load_registry(text, source=source, layouts=layouts)
+
+
+def layout_spider_names(settings: BaseSettings) -> list[str]:
+    """The project's layout spiders (``scrapy crawl NAME``) by the spider loader; a spider that
+    reads no layout of its own (an abstract base, a helper) is not one."""
+    loader = get_spider_loader(settings)
+    return sorted(
+        name for name in loader.list() if getattr(loader.load(name), "layout_name", None) == name
+    )
+
+
+def registry(settings: BaseSettings | None = None) -> dict[str, SiteConfig]:
+    """The sites of the registry file named by the ``SITE_REGISTRY`` setting, parsed once.
+
+    Empty or without settings: the packaged ``sites.toml``. With settings, each entry's layout
+    must also be one of :func:`layout_spider_names`. A file that cannot be read or used, or an
+    entry that is invalid, raises :class:`SiteError` naming the file (and the entry or line).
+    """
+    if settings is None:
+        return _registry("", None)
+    layouts = tuple(layout_spider_names(settings))
+    return _registry(settings.get("SITE_REGISTRY") or "", layouts)
 
 
 def name_from_url(url: str) -> str:

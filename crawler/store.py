@@ -18,11 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-# Fields whose change makes a post "changed" in a run's delta (not crawled_at, not the id).
-TRACKED_FIELDS = (
-    "url", "title", "summary", "author", "published_at", "date_precision", "category", "tags",
-    "views", "comments", "likes",
-)  # fmt: skip
+# Fields whose change makes a post "changed" in a run's delta, as the item declares them.
+from crawler.items import TRACKED_FIELDS
 
 NEW, CHANGED, UNCHANGED = "new", "changed", "unchanged"
 
@@ -92,6 +89,15 @@ class PostStore(ABC):
         """Record whether this run's crawl of a site finished."""
 
     @abstractmethod
+    def exports_mark(self) -> str | None:
+        """What the last complete export of the consolidated dataset was written with, or
+        None when a post was recorded since (the dataset files are then out of date)."""
+
+    @abstractmethod
+    def set_exports_mark(self, mark: str | None) -> None:
+        """Record that the dataset files hold what the store holds (``mark``), or not (None)."""
+
+    @abstractmethod
     def flush(self) -> None:
         """Make the writes so far durable."""
 
@@ -145,6 +151,10 @@ class SQLiteStore(PostStore):
             site TEXT PRIMARY KEY,
             complete INTEGER NOT NULL
         );
+        CREATE TABLE IF NOT EXISTS marks (
+            name TEXT PRIMARY KEY,
+            value TEXT
+        );
         CREATE INDEX IF NOT EXISTS posts_order ON posts (site, published_utc DESC);
     """
 
@@ -158,8 +168,12 @@ class SQLiteStore(PostStore):
         # NORMAL in WAL mode: durable at checkpoints, never corrupt; no fsync per post.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(self.SCHEMA)
+        self._exports_mark: str | None = ""  # as this process last wrote it ("": not yet)
 
     def record(self, item: Mapping[str, Any], run_id: str) -> str:
+        if self._exports_mark is not None:
+            # Committed with this post: an export killed later is redone by the next run.
+            self.set_exports_mark(None)
         post_id = item["id"]
         now = item.get("crawled_at") or datetime.now(UTC).isoformat()
         fingerprint = _fingerprint(item)
@@ -262,6 +276,14 @@ class SQLiteStore(PostStore):
 
     def set_crawl_complete(self, site: str, complete: bool) -> None:
         self.db.execute("INSERT OR REPLACE INTO sites VALUES (?, ?)", (site, int(complete)))
+
+    def exports_mark(self) -> str | None:
+        row = self.db.execute("SELECT value FROM marks WHERE name = 'exports'").fetchone()
+        return row[0] if row else None
+
+    def set_exports_mark(self, mark: str | None) -> None:
+        self.db.execute("INSERT OR REPLACE INTO marks VALUES ('exports', ?)", (mark,))
+        self._exports_mark = mark
 
     def size_bytes(self) -> int:
         """Bytes on disk of the database and its WAL."""

@@ -22,8 +22,8 @@ EXIT_LOCKED = 75  # EX_TEMPFAIL: another run holds the lock; try again later
 EXIT_CODES = {
     EXIT_OK: "every site crawled and healthy",
     EXIT_SITE_FAILED: "a site failed: its start page or every request errored, or it yielded"
-    " no posts although the store has posts for it",
-    EXIT_USAGE: "bad command line, argument or registry entry",
+    " no posts although the store has posts for it; or the dataset files could not be written",
+    EXIT_USAGE: "bad command line, argument, registry or unusable output folder",
     EXIT_UNHEALTHY: "crawled, but a health check failed (date failures, field coverage)",
     EXIT_INTERRUPTED: "the run was stopped (SIGTERM, Ctrl-C) before it finished: partial",
     EXIT_LOCKED: "another run is in progress (lock held); nothing was done",

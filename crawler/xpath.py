@@ -1,9 +1,9 @@
 """Compiled XPath on a selector's lxml tree, for the fields of every post.
 
 ``node.css(...)``/``node.xpath(...)`` compile the query text and wrap every match in a new
-Selector on each call (about 10 µs); a layout calls them a few times per post, more often
-than Scrapy parses a page. These helpers run a query compiled once (per process) straight on
-the lxml element and return plain strings: a third of the cost. Queries may use XPath
+Selector on each call; a layout calls them a few times per post, more often than Scrapy
+parses a page. These helpers run a query compiled once (per process) straight on the lxml
+element and return plain strings (bench/README.md has the costs). Queries may use XPath
 variables (``$depth``), passed as keyword arguments. Selectors on non-lxml documents (JSON)
 fall back to parsel. ``own_elements`` walks a node once for layouts that read many parts.
 """

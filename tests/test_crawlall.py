@@ -16,17 +16,24 @@ from crawler.schema import validate_post
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Two ``crawlall --sample`` runs into one output folder."""
-    out = tmp_path_factory.mktemp("demo") / "output"
+    """Two ``crawlall --sample`` runs with one output folder; the demo writes in its own."""
+    given = tmp_path_factory.mktemp("demo") / "output"
+    out = given / "sample"
     port = str(free_port_base(len(LAYOUTS)))
     runs = []
     for _ in range(2):
-        result = run_scrapy("crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}", output=out)
+        result = run_scrapy("crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}", output=given)
         assert result.returncode == 0, result.stderr[-3000:]
         runs.append(result)
         runs.append(read_jsonl(out / "posts.jsonl"))
-    return {"out": out, "first": runs[0], "after_first": runs[1], "second": runs[2],
-            "after_second": runs[3]}  # fmt: skip
+    return {"out": out, "given": given, "first": runs[0], "after_first": runs[1],
+            "second": runs[2], "after_second": runs[3]}  # fmt: skip
+
+
+def test_demo_keeps_out_of_the_real_dataset(demo: dict) -> None:
+    """The demo's posts (127.0.0.1 URLs) never reach the real dataset: output/sample/."""
+    assert sorted(p.name for p in demo["given"].iterdir()) == ["sample"]
+    assert str(demo["out"] / "posts.jsonl") in demo["first"].stdout
 
 
 def sample_titles(layout: str) -> set[str]:

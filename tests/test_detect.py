@@ -13,9 +13,9 @@ from scrapy.http import HtmlResponse, Response
 
 from crawler.cases import find_cases, run_case
 from crawler.detect import detect, examine, examine_all, layout_classes
+from crawler.layouts import Layout
 from crawler.loaders import PostLoader
 from crawler.samples.server import Route, Site, SiteServer, sample_site
-from crawler.spiders.base import LayoutSpider
 from crawler.xpath import node_texts
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,7 @@ def test_binary_and_xml_responses_are_examined_too() -> None:
 
 
 def test_a_failing_extraction_is_evidence_not_a_crash() -> None:
-    class Broken(LayoutSpider):
+    class Broken(Layout):
         name = "broken"
         signature = ("p",)
 
@@ -90,7 +90,7 @@ def test_a_failing_extraction_is_evidence_not_a_crash() -> None:
 
 
 def test_a_new_layout_is_detected_without_changing_detect() -> None:
-    class Zola(LayoutSpider):
+    class Zola(Layout):
         name = "zola"
         signature = ("meta[name=generator][content=Zola]",)
 

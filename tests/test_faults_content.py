@@ -31,10 +31,10 @@ from faultserver import (
 from scrapy.http import HtmlResponse
 from scrapy.settings import Settings
 
+from crawler.layouts.cards import CardsLayout
 from crawler.runs import run_dir
 from crawler.samples.server import Route, Site
 from crawler.sites import SiteConfig
-from crawler.spiders.cards import CardsSpider
 from crawler.summary import EXIT_OK, EXIT_SITE_FAILED, EXIT_UNHEALTHY, EXIT_USAGE
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
@@ -158,7 +158,7 @@ def test_cards_whose_closing_tags_are_missing_read_like_closed_ones(closer: str)
     url = "https://aiinfra.example.cn/hot"
     site = SiteConfig(name="ai-infra-hot", layout="cards", url=url)
     body = cards_html(1).replace(closer, "").encode("utf-8")
-    items = CardsSpider.extract(HtmlResponse(url=url, body=body, encoding="utf-8"), site)
+    items = CardsLayout.extract(HtmlResponse(url=url, body=body, encoding="utf-8"), site)
     want = list(expected("cards/hot-1").values())
     assert [{f: i[f] for f in TEXT_FIELDS} for i in items] == [
         {f: w[f] for f in TEXT_FIELDS} for w in want
@@ -347,7 +347,7 @@ def test_a_hostile_argument_is_refused_before_the_crawl(
 _WITH_REGISTRY = """
 import sys
 import crawler.sites
-crawler.sites.registry = lambda: crawler.sites.load_registry(sys.argv[1])
+crawler.sites.registry = lambda *_: crawler.sites.load_registry(sys.argv[1])
 from scrapy.cmdline import execute
 execute(["scrapy", *sys.argv[2:]])
 """

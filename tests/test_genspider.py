@@ -17,8 +17,8 @@ import scrapy
 from scrapy.http import HtmlResponse
 from scrapy.utils.project import get_project_settings
 
+from crawler.layouts import Layout
 from crawler.sites import SiteConfig
-from crawler.spiders.base import LayoutSpider
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES = ROOT / "crawler" / "templates"
@@ -47,8 +47,8 @@ def load(tmp_path: Path, module: str):
         sys.path.remove(str(tmp_path))
 
 
-def test_layout_template_makes_a_layout_spider(tmp_path: Path) -> None:
-    before = sorted(p.name for p in (ROOT / "crawler" / "spiders").iterdir())
+def test_layout_template_makes_a_layout(tmp_path: Path) -> None:
+    before = sorted(p.name for p in (ROOT / "crawler" / "layouts").iterdir())
     result = genspider("-t", "layout", "zola-blog", "blog.example.cn",
                        package="gen_layout", tmp_path=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
@@ -56,7 +56,7 @@ def test_layout_template_makes_a_layout_spider(tmp_path: Path) -> None:
     assert path.exists(), result.stdout
     module = load(tmp_path, "gen_layout.zola_blog")
     spider = module.ZolaBlogSpider
-    assert issubclass(spider, LayoutSpider)
+    assert issubclass(spider, Layout)
     assert spider.name == "zola-blog" and spider.signature
     assert "https://blog.example.cn" in path.read_text(encoding="utf-8")
     # The skeleton's hooks run: a page in the placeholder markup gives a post.
@@ -79,7 +79,7 @@ def test_layout_template_makes_a_layout_spider(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert ruff.returncode == 0, ruff.stdout
-    assert sorted(p.name for p in (ROOT / "crawler" / "spiders").iterdir()) == before
+    assert sorted(p.name for p in (ROOT / "crawler" / "layouts").iterdir()) == before
 
 
 @pytest.mark.parametrize("template", ["basic", "crawl", "csvfeed", "xmlfeed"])

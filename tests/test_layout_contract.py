@@ -1,9 +1,9 @@
 """What every layout must have, checked by machine (docs/adding-a-site.md, "The contract").
 
-- every module under crawler/spiders/ imports;
-- a layout's ``name`` matches its file: the file is ``<name>.py`` or ``<name>_<anything>.py``
-  (``hexo_next.py`` holds layout ``hexo``), with a ``-`` in the name written ``_``;
-- names are unique, and the spider loader (``scrapy crawl NAME``) finds each layout;
+- every module under crawler/layouts/ imports;
+- a layout's ``name`` is its file's: ``crawler/layouts/<name>.py``, a ``-`` written ``_``;
+- names are unique, the spider loader (``scrapy crawl NAME``) finds a spider for each layout,
+  and ``scrapy list`` lists exactly the layouts (no abstract base);
 - each layout has a docstring, a non-empty ``signature`` of valid selectors, and at least one
   saved case under ``tests/cases/<name>/``;
 - every case folder sits under its layout's name; every registry entry in
@@ -23,25 +23,25 @@ from lxml import etree
 from scrapy.spiderloader import SpiderLoader
 from scrapy.utils.project import get_project_settings
 
-import crawler.spiders
+import crawler.layouts
 from crawler.cases import find_cases
+from crawler.layouts import Layout
 from crawler.sites import check_http_url, load_registry
-from crawler.spiders.base import LayoutSpider
 
 CASES_ROOT = Path(__file__).parent / "cases"
 MODULES = sorted(
-    info.name for info in pkgutil.iter_modules(crawler.spiders.__path__, "crawler.spiders.")
+    info.name for info in pkgutil.iter_modules(crawler.layouts.__path__, "crawler.layouts.")
 )
 
 
-def _layouts() -> list[tuple[str, type[LayoutSpider]]]:
-    """(module name, class) of every LayoutSpider subclass defined under crawler/spiders/."""
+def _layouts() -> list[tuple[str, type[Layout]]]:
+    """(module name, class) of every Layout subclass defined under crawler/layouts/."""
     found = []
     for module_name in MODULES:
         module = importlib.import_module(module_name)
         for _, cls in inspect.getmembers(module, inspect.isclass):
             ours = cls.__module__ == module_name
-            if ours and issubclass(cls, LayoutSpider) and cls is not LayoutSpider:
+            if ours and issubclass(cls, Layout) and cls is not Layout:
                 found.append((module_name, cls))
     return found
 
@@ -55,27 +55,26 @@ def test_there_are_layouts() -> None:
 
 
 @pytest.mark.parametrize("module_name", MODULES)
-def test_every_spider_module_imports(module_name: str) -> None:
+def test_every_layout_module_imports(module_name: str) -> None:
     importlib.import_module(module_name)
 
 
 def file_matches_name(stem: str, name: str) -> bool:
-    """The naming rule: ``<name>.py`` or ``<name>_<more>.py`` (``-`` written ``_``)."""
-    name = name.replace("-", "_")
-    return stem == name or stem.startswith(name + "_")
+    """The naming rule: ``<name>.py`` (``-`` written ``_``)."""
+    return stem == name.replace("-", "_")
 
 
 @pytest.mark.parametrize(("module_name", "cls"), LAYOUTS, ids=LAYOUT_IDS)
-def test_name_matches_file(module_name: str, cls: type[LayoutSpider]) -> None:
+def test_name_matches_file(module_name: str, cls: type[Layout]) -> None:
     stem = module_name.rpartition(".")[2]
     assert file_matches_name(stem, cls.name), (
-        f"layout {cls.name!r} lives in {stem}.py: name the file {cls.name}.py or "
-        f"{cls.name}_<something>.py"
+        f"layout {cls.name!r} lives in {stem}.py: name the file {cls.name}.py"
     )
 
 
 def test_naming_rule() -> None:
-    assert file_matches_name("hexo_next", "hexo")
+    assert file_matches_name("hexo", "hexo")
+    assert not file_matches_name("hexo_next", "hexo")
     assert file_matches_name("wordpress", "wordpress")
     assert file_matches_name("my_blog", "my-blog")
     assert not file_matches_name("hexonext", "hexo")
@@ -86,16 +85,18 @@ def test_names_are_unique_and_the_spider_loader_finds_each() -> None:
     assert len(LAYOUT_IDS) == len(set(LAYOUT_IDS))
     loader = SpiderLoader.from_settings(get_project_settings())
     for _, cls in LAYOUTS:
-        assert loader.load(cls.name) is cls
+        assert loader.load(cls.name).layout_name == cls.name
+    # `scrapy list`: the layouts' spiders and nothing else (no abstract base to crawl).
+    assert sorted(loader.list()) == sorted(LAYOUT_IDS)
 
 
 @pytest.mark.parametrize(("module_name", "cls"), LAYOUTS, ids=LAYOUT_IDS)
-def test_layout_says_what_it_reads(module_name: str, cls: type[LayoutSpider]) -> None:
+def test_layout_says_what_it_reads(module_name: str, cls: type[Layout]) -> None:
     assert (cls.__doc__ or "").strip(), f"{cls.__name__}: say what markup it reads, where checked"
 
 
 @pytest.mark.parametrize(("module_name", "cls"), LAYOUTS, ids=LAYOUT_IDS)
-def test_layout_has_a_saved_case(module_name: str, cls: type[LayoutSpider]) -> None:
+def test_layout_has_a_saved_case(module_name: str, cls: type[Layout]) -> None:
     cases = sorted((CASES_ROOT / cls.name).glob("*/case.json"))
     assert cases, f"no case under tests/cases/{cls.name}/: run `scrapy savecase {cls.name} URL`"
 
@@ -112,7 +113,7 @@ def _valid_selector(selector: str) -> bool:
 
 
 @pytest.mark.parametrize(("module_name", "cls"), LAYOUTS, ids=LAYOUT_IDS)
-def test_layout_has_a_signature(module_name: str, cls: type[LayoutSpider]) -> None:
+def test_layout_has_a_signature(module_name: str, cls: type[Layout]) -> None:
     assert isinstance(cls.signature, tuple) and cls.signature, (
         f"{cls.name}: set signature = (selectors that mark a page of this layout)"
     )
@@ -132,8 +133,15 @@ def test_registry_entries_name_a_layout_and_a_valid_url() -> None:
         assert check_http_url(site.url) == site.url
 
 
-def test_the_guide_shows_the_hexo_spider_as_it_is() -> None:
+def test_the_guide_shows_the_hexo_layout_as_it_is() -> None:
     """docs/adding-a-site.md shows a complete layout; it must not drift from the real one."""
     guide = (Path(__file__).parent.parent / "docs" / "adding-a-site.md").read_text("utf-8")
-    spider = (Path(crawler.spiders.__path__[0]) / "hexo_next.py").read_text("utf-8")
+    spider = (Path(crawler.layouts.__path__[0]) / "hexo.py").read_text("utf-8")
     assert f"```python\n{spider}```" in guide
+
+
+def test_the_registry_header_names_every_layout() -> None:
+    """The comment at the top of crawler/sites.toml is where users look the layouts up."""
+    header = (Path(crawler.layouts.__path__[0]).parent / "sites.toml").read_text("utf-8")
+    line = next(row for row in header.splitlines() if row.startswith("#   layout "))
+    assert line.split(": ", 1)[1].split(", ") == sorted(LAYOUT_IDS)

@@ -15,10 +15,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from parsel import Selector
 from scrapy.http import HtmlResponse, XmlResponse
-from scrapy.settings import Settings
 
 from crawler.detect import layout_classes
 from crawler.items import POST_FIELDS
+from crawler.layouts.feed import FeedLayout
 from crawler.loaders import PostLoader
 from crawler.processors import (
     COUNT_LABELS,
@@ -32,7 +32,6 @@ from crawler.processors import (
 )
 from crawler.runs import run_dir
 from crawler.sites import SITE_NAME_PATTERN, SiteConfig, name_from_url
-from crawler.spiders.feed import FeedSpider
 
 PROPERTIES = settings(max_examples=150, deadline=None)
 
@@ -128,7 +127,7 @@ def test_a_run_folder_is_inside_runs_or_refused(run: str) -> None:
 # ---- the loader on arbitrary pages ----------------------------------------------------------
 SITE = SiteConfig(name="example", layout="cards", url="https://blog.example.cn/hot")
 # Every layout the project has, new ones included (whatever the working directory).
-LAYOUTS = layout_classes(Settings({"SPIDER_MODULES": ["crawler.spiders"]}))
+LAYOUTS = layout_classes()
 
 CARD = (
     '<main class="post-list"><article class="post-card">'
@@ -179,7 +178,7 @@ def test_every_layout_extracts_any_page_without_raising(page: str) -> None:
     assert len(LAYOUTS) >= 4
     body = page.encode("utf-8", "surrogatepass")
     for spider in LAYOUTS:
-        kind = XmlResponse if issubclass(spider, FeedSpider) else HtmlResponse
+        kind = XmlResponse if issubclass(spider, FeedLayout) else HtmlResponse
         response = kind(url=SITE.url, body=body, encoding="utf-8")
         for item in spider.extract(response, SITE):
             assert_item_types(dict(item))

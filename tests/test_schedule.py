@@ -172,13 +172,14 @@ def test_exit_statuses_and_health_checks() -> None:
 
 def test_lock_refuses_a_second_run_and_takes_over_a_stale_one(tmp_path: Path) -> None:
     out = tmp_path / "output"
-    with RunLock(out / ".lock"):
-        with pytest.raises(LockBusy), RunLock(out / ".lock"):
+    # The demo's folder (output/sample/) is an output folder like any other.
+    with RunLock(out / "sample" / ".lock"):
+        with pytest.raises(LockBusy), RunLock(out / "sample" / ".lock"):
             pass
         result = run_scrapy("crawlall", "--sample", output=out)
         assert result.returncode == EXIT_LOCKED
         assert f"pid {os.getpid()}" in result.stdout
-        assert not (out / "posts.jsonl").exists()
+        assert not (out / "sample" / "posts.jsonl").exists()
     # A lock file left by a run that was killed: its pid is gone, the lock is free.
     (out / ".lock").write_text("999999999")
     with RunLock(out / ".lock"):

@@ -62,8 +62,9 @@ def test_scrapyd_job_argument_is_not_ours_and_passes() -> None:
 
 
 def test_flags_parse_and_scrapyd_private_arguments_pass() -> None:
-    from crawler.spiders.cards import CardsSpider
+    from crawler.spiders.blogs import CardsSpider  # type: ignore[attr-defined]
 
     spider = CardsSpider(url="https://x.org/hot", full="1", _job="abc123")
-    assert spider.arguments.full is True and spider.site.url == "https://x.org/hot"
+    [run] = spider.site_runs.values()
+    assert run.full is True and run.config.url == "https://x.org/hot"
     assert spider._job == "abc123"

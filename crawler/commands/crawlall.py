@@ -1,4 +1,4 @@
-"""``scrapy crawlall``: crawl every registered site in one process, then write the exports."""
+"""``scrapy crawlall``: crawl every registered site in one crawler, then write the exports."""
 
 from __future__ import annotations
 
@@ -6,17 +6,28 @@ import argparse
 from contextlib import ExitStack
 
 from scrapy.commands import ScrapyCommand
-from scrapy.exceptions import UsageError
 
-from crawler.exports import write_exports
+from crawler.commands.crawl import refuse
+from crawler.exports import export_run
 from crawler.lock import LockBusy, RunLock
-from crawler.runs import acquire_store, new_run_id, output_dir, release_store, run_dir
+from crawler.runs import (
+    OutputDirError,
+    acquire_store,
+    new_run_id,
+    output_dir,
+    prepare_output_dir,
+    release_store,
+    run_dir,
+)
 from crawler.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.sites import SiteConfig, SiteError, registry
+from crawler.spiders.blogs import BlogSpider
 from crawler.summary import (
     EXIT_CODES,
+    EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_SITE_FAILED,
+    SiteSummary,
     exit_status,
     format_table,
     write_summary,
@@ -25,11 +36,20 @@ from crawler.summary import (
 SAMPLE_PORT_BASE = 18401
 
 
+class RegistrySpider(BlogSpider):
+    """Every site of a ``crawlall`` run, of any layout, in one crawler (so Scrapy's download
+    slots hold the politeness limits per host across all of them). Not a ``scrapy crawl``
+    spider: it lives outside the spider modules."""
+
+    name = "crawlall"
+
+
 class Command(ScrapyCommand):
     """Crawl the registry's sites concurrently (politely: per-domain limits, AutoThrottle,
     robots.txt), then rewrite ``output/posts.{jsonl,csv}`` and the run's delta once."""
 
     requires_project = True
+    registry_sites: dict[str, SiteConfig]
 
     def syntax(self) -> str:
         return "[--site NAME ...] [--sample] [--full]"
@@ -54,8 +74,36 @@ class Command(ScrapyCommand):
             "--full", action="store_true", help="read every list page, not only the new ones"
         )
 
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
+        super().process_options(args, opts)
+        assert self.settings is not None
+        if args:
+            refuse(f"unexpected arguments: {' '.join(args)}")
+        if opts.sample:
+            # The demo's posts are not the user's: they go to a folder of their own.
+            sample = output_dir(self.settings) / "sample"
+            self.settings.set("OUTPUT_DIR", str(sample), priority="cmdline")
+        try:
+            prepare_output_dir(self.settings)  # before the run's lock, which would create it
+        except OutputDirError as exc:
+            refuse(str(exc))
+        if opts.sample:
+            names = [f"sample-{layout}" for layout in LAYOUTS]
+        else:
+            try:
+                self.registry_sites = registry(self.settings)
+            except SiteError as exc:
+                refuse(str(exc))
+            names = list(self.registry_sites)
+        unknown = sorted(set(opts.site) - set(names))
+        if unknown:
+            refuse(f"unknown site(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}")
+        if not names:
+            refuse("no sites to crawl: the registry is empty")
+
     def sites(self, opts: argparse.Namespace, stack: ExitStack) -> list[SiteConfig]:
-        """The sites to crawl; for ``--sample``, starts their servers (stopped by ``stack``)."""
+        """The sites to crawl (checked in ``process_options``); for ``--sample``, starts their
+        servers (stopped by ``stack``)."""
         if opts.sample:
             assert self.settings is not None
             base = self.settings.getint("SAMPLE_PORT_BASE", SAMPLE_PORT_BASE)
@@ -64,58 +112,50 @@ class Command(ScrapyCommand):
                 try:
                     server = SiteServer(sample_site(layout), port=base + offset).start()
                 except OSError as exc:
-                    raise UsageError(
+                    refuse(
                         f"cannot serve the {layout} sample on 127.0.0.1:{base + offset} ({exc});"
                         " set another first port with -s SAMPLE_PORT_BASE=N"
-                    ) from exc
+                    )
                 stack.callback(server.stop)
                 sites.append(SiteConfig(name=f"sample-{layout}", layout=layout, url=server.url()))
         else:
-            try:
-                sites = list(registry().values())
-            except SiteError as exc:
-                raise UsageError(str(exc), print_help=False) from exc
-        if opts.site:
-            known = {site.name for site in sites}
-            unknown = sorted(set(opts.site) - known)
-            if unknown:
-                raise UsageError(
-                    f"unknown site(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}",
-                    print_help=False,
-                )
-            sites = [site for site in sites if site.name in opts.site]
-        return sites
+            sites = list(self.registry_sites.values())
+        return [site for site in sites if not opts.site or site.name in opts.site]
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if args:
-            raise UsageError(f"unexpected arguments: {' '.join(args)}")
         assert self.crawler_process is not None and self.settings is not None
         settings = self.settings
+        run = new_run_id()
+        summaries: list[SiteSummary] = []
+        sites: list[SiteConfig] = []
         try:
             with RunLock(output_dir(settings) / ".lock"), ExitStack() as stack:
-                sites = self.sites(opts, stack)
-                if not sites:
-                    raise UsageError("no sites to crawl", print_help=False)
-                run = new_run_id()
-                crawlers = []
-                for site in sites:
-                    crawler = self.crawler_process.create_crawler(site.layout)
+                try:
+                    sites = self.sites(opts, stack)
+                    crawler = self.crawler_process.create_crawler(RegistrySpider)
                     for name in ("EXPORTS_DEFERRED", "SUMMARY_DEFERRED"):
                         crawler.settings.set(name, True, priority="cmdline")
                     crawler.settings.set("RUN_ID", run, priority="cmdline")
-                    crawlers.append(crawler)
-                    self.crawler_process.crawl(crawler, site_config=site, full=opts.full)
-                self.crawler_process.start()
-                summaries = [c.site_summary for c in crawlers if hasattr(c, "site_summary")]
-                # A site whose crawler never got to close (bootstrap failure) is a failure too.
+                    self.crawler_process.crawl(crawler, sites=sites, full=opts.full)
+                    self.crawler_process.start()
+                    summaries = list(getattr(crawler, "site_summaries", []))
+                    interrupted = any(s.finish_reason == "shutdown" for s in summaries)
+                except KeyboardInterrupt:
+                    interrupted = True  # Ctrl-C before the crawl's own handlers were in place
                 status = exit_status(summaries)
-                if len(summaries) < len(sites) or self.crawler_process.bootstrap_failed:
+                if interrupted or (not summaries and not self.crawler_process.bootstrap_failed):
+                    # Stopped before (or while) the sites were crawled: partial, whatever it
+                    # had done; a crawl that never started is also a stopped run.
+                    status = EXIT_INTERRUPTED
+                elif len(summaries) < len(sites) or self.crawler_process.bootstrap_failed:
                     status = max(status, EXIT_SITE_FAILED)
                 store = acquire_store(settings)
                 try:
-                    result = write_exports(settings, store, run)
+                    result = export_run(settings, store, run)
                 finally:
                     release_store(settings)
+                if result is None and status != EXIT_INTERRUPTED:
+                    status = EXIT_SITE_FAILED  # the dataset files could not be written (logged)
                 summary_path = run_dir(settings, run) / "summary.json"
                 write_summary(summary_path, run, summaries, status)
         except LockBusy as exc:
@@ -123,8 +163,13 @@ class Command(ScrapyCommand):
             self.exitcode = EXIT_LOCKED
             return
         print(format_table(summaries))
-        print(f"run {run}: {len(sites)} site(s), exit status {status}: {EXIT_CODES[status]}")
-        print(f"all posts ({result.posts}): {result.posts_jsonl} and {result.posts_csv}")
-        print(f"new or changed in this run ({result.delta}): {result.delta_jsonl.parent}/")
+        print(f"run {run}: {len(summaries)} of {len(sites)} site(s) crawled,"
+              f" exit status {status}: {EXIT_CODES[status]}")  # fmt: skip
+        if result is None:
+            print("the dataset files were not written (see the error above); the old ones stay")
+        else:
+            kept = "" if result.rewritten else ", unchanged since the last run"
+            print(f"all posts ({result.posts}{kept}): {result.posts_jsonl} and {result.posts_csv}")
+            print(f"new or changed in this run ({result.delta}): {result.delta_jsonl.parent}/")
         print(f"summary: {summary_path}")
         self.exitcode = status

@@ -1,13 +1,15 @@
 """``scrapy detect URL``: which known layout reads a page, with the evidence.
 
 Exit status: 0 when a layout matched, 1 when none did, 2 for a usage error or a page that
-could not be fetched. The page is fetched through Scrapy with the project's settings
-(User-Agent, robots.txt, timeouts, retries), by :func:`fetch`, which ``savecase`` shares.
+could not be fetched (one line on stderr either way). The page is fetched through Scrapy with
+the project's settings (User-Agent, robots.txt, timeouts), by :func:`fetch`, which ``savecase``
+shares: once, without retries, so an unreachable page is said at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -16,12 +18,13 @@ from typing import Any, ClassVar
 import scrapy
 from scrapy.commands import ScrapyCommand
 from scrapy.crawler import CrawlerProcessBase
-from scrapy.exceptions import IgnoreRequest, UsageError
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
+from crawler.commands.crawl import refuse
 from crawler.detect import Match, examine_all
 from crawler.sites import check_http_url
 
@@ -40,13 +43,32 @@ class _FetchSpider(scrapy.Spider):
     """Requests one URL (redirects followed) and keeps the response."""
 
     name = "fetch-page"
-    # One page, no items: no pipelines, store or exports. (Spider priority: above the
-    # project's settings, below the command line's -s.)
+    # One page, no items: no pipelines, store or exports. No retries: a person is waiting for
+    # the answer, and a page that fails once is reported (they can run it again). (Spider
+    # priority: above the project's settings, below the command line's -s.)
     custom_settings: ClassVar[dict[str, Any]] = {
         "ITEM_PIPELINES": {},
         "EXTENSIONS": {"crawler.extensions.exports.ExportsExtension": None},
         "POST_STORE_ENABLED": False,
+        "RETRY_ENABLED": False,
     }
+    # A robots.txt that cannot be fetched is said at INFO only (crawler.middlewares.robots):
+    # the page itself then fails the same way, and that is the one line printed.
+    robotstxt_failure_level = logging.INFO
+    # The project's components that need what this fetch turns off: removed here, rather than
+    # each saying "Disabled ...: RETRY_ENABLED is off" where the answer is to be one line.
+    unused_components: ClassVar[dict[str, tuple[str, ...]]] = {
+        "DOWNLOADER_MIDDLEWARES": ("crawler.middlewares.retry_after.RetryAfterMiddleware",),
+        "SPIDER_MIDDLEWARES": ("crawler.incremental.IncrementalMiddleware",),
+    }
+
+    @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        super().update_settings(settings)
+        for name, paths in cls.unused_components.items():
+            components = settings.getdict(name)
+            components.update(dict.fromkeys(paths))
+            settings.set(name, components, priority=settings.getpriority(name) or "project")
 
     def __init__(self, url: str, result: _Fetched, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -80,13 +102,6 @@ def fetch(process: CrawlerProcessBase, url: str) -> Response:
 def quiet(settings: BaseSettings) -> None:
     """Warnings only on stderr (the output is the report), unless ``-L``/``-s`` say otherwise."""
     settings.set("LOG_LEVEL", "WARNING", priority="spider")
-
-
-def checked_url(url: str) -> str:
-    try:
-        return check_http_url(url)
-    except ValueError as exc:
-        raise UsageError(str(exc), print_help=False) from exc
 
 
 def describe(match: Match) -> list[str]:
@@ -135,11 +150,16 @@ class Command(ScrapyCommand):
         assert self.settings is not None
         quiet(self.settings)
         super().process_options(args, opts)
+        # Checked before the crawler process starts: one line, no usage block.
+        if len(args) != 1:
+            refuse("give one URL")
+        try:
+            check_http_url(args[0])
+        except ValueError as exc:
+            refuse(str(exc))
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if len(args) != 1:
-            raise UsageError("give one URL")
-        url = checked_url(args[0])
+        url = check_http_url(args[0])  # checked in process_options
         assert self.crawler_process is not None
         try:
             response = fetch(self.crawler_process, url)

@@ -5,7 +5,7 @@ fetched (``page.html``, or ``page.xml`` for an XML response; bytes untouched, so
 is kept), ``case.json`` (url after redirects, layout, site, timezone, now, next_pages, and the
 response's Content-Type, plus the charset the crawl decoded with if the page declares none)
 and ``output.json``: the items :func:`crawler.cases.run_case` extracts, i.e. exactly what
-``tests/test_cases.py`` will compare against. Those are what the spider reads NOW, not what
+``tests/test_cases.py`` will compare against. Those are what the layout reads NOW, not what
 is right: the contributor checks them against the page by hand. An existing case folder is
 never overwritten.
 """
@@ -24,22 +24,29 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from scrapy.commands import ScrapyCommand
-from scrapy.exceptions import UsageError
 from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.utils.conf import closest_scrapy_cfg
-from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding, read_bom
 
 from crawler.cases import EXPECTED_FIELDS, load_case, next_pages, run_case
-from crawler.commands.detect import FetchError, checked_url, fetch, quiet
-from crawler.sites import DEFAULT_TIMEZONE, SITE_NAME_PATTERN, SiteError, registry, resolve_site
-from crawler.spiders.base import LayoutSpider
+from crawler.commands.crawl import refuse
+from crawler.commands.detect import FetchError, fetch, quiet
+from crawler.layouts import layouts
+from crawler.middlewares.encoding import declared_encoding
+from crawler.sites import (
+    DEFAULT_TIMEZONE,
+    SITE_NAME_PATTERN,
+    SiteError,
+    check_http_url,
+    registry,
+    resolve_site,
+)
 
 REMINDER = """\
-CHECK output.json AGAINST THE PAGE BY HAND before you commit it. It holds what the spider
+CHECK output.json AGAINST THE PAGE BY HAND before you commit it. It holds what the layout
 extracts today, not what is right: read each item's title, url, summary, author, date
 (published_raw as printed; published_at/date_precision in the site's timezone), category,
 tags and counts on the page itself, correct output.json where it is wrong, then make the
-spider pass: .venv/bin/python -m pytest tests/test_cases.py -q -k {layout}"""
+layout pass: .venv/bin/python -m pytest tests/test_cases.py -q -k {layout}"""
 
 
 def case_name(text: str) -> str:
@@ -67,12 +74,7 @@ def content_type(response: Response, page: str) -> str:
     value = _served_type(response) or (
         "application/xml" if page.endswith(".xml") else "text/html"
     )
-    declared = (
-        read_bom(response.body)[0]
-        or http_content_type_encoding(value)
-        or html_body_declared_encoding(response.body)
-    )
-    if isinstance(response, TextResponse) and not declared:
+    if isinstance(response, TextResponse) and not declared_encoding(response.body, value):
         value = f"{value}; charset={response.encoding}"
     return value
 
@@ -117,15 +119,19 @@ class Command(ScrapyCommand):
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 2:
-            raise UsageError("give a layout and a URL")
-        layout, url = args[0], checked_url(args[1])
+            refuse("give a layout and a URL")
+        layout, url = args[0], args[1]
+        try:
+            url = check_http_url(url)
+        except ValueError as exc:
+            refuse(str(exc))
         self._check_layout(layout)
         site, timezone = self._site(layout, url, opts)
         now = self._now(opts.now, timezone)
         name = self._name(opts.name, url)
         folder = self._cases_dir(opts.cases_dir) / layout / name
         if folder.exists():
-            raise UsageError(f"{folder} exists: not overwriting it", print_help=False)
+            refuse(f"{folder} exists: not overwriting it")
         assert self.crawler_process is not None
         try:
             response = fetch(self.crawler_process, url)
@@ -143,29 +149,25 @@ class Command(ScrapyCommand):
         print(REMINDER.format(layout=layout))
 
     def _check_layout(self, layout: str) -> None:
-        assert self.crawler_process is not None
-        try:
-            spider = self.crawler_process.spider_loader.load(layout)
-        except KeyError as exc:
-            raise UsageError(f"unknown layout {layout!r}", print_help=False) from exc
-        if not issubclass(spider, LayoutSpider):
-            raise UsageError(f"{layout!r} is not a layout spider", print_help=False)
+        if layout not in layouts():
+            known = ", ".join(layouts())
+            refuse(f"unknown layout {layout!r} (known: {known})")
 
     def _site(self, layout: str, url: str, opts: argparse.Namespace) -> tuple[str, str]:
         """The site name and timezone: from the options, the registry, or the URL."""
         try:
             config = resolve_site(layout, url=url)
         except SiteError as exc:
-            raise UsageError(str(exc), print_help=False) from exc
+            refuse(str(exc))
         name = opts.site or config.name
         if not re.match(SITE_NAME_PATTERN, name) or ".." in name:
-            raise UsageError(f"bad site name {name!r}: a-z 0-9 _ - . only", print_help=False)
+            refuse(f"bad site name {name!r}: a-z 0-9 _ - . only")
         known = registry().get(name)
         timezone = opts.timezone or (known.timezone if known else config.timezone)
         try:
             ZoneInfo(timezone)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise UsageError(f"unknown timezone {timezone!r}", print_help=False) from exc
+        except (ZoneInfoNotFoundError, ValueError):
+            refuse(f"unknown timezone {timezone!r}")
         return name, timezone or DEFAULT_TIMEZONE
 
     def _now(self, text: str | None, timezone: str) -> datetime | None:
@@ -173,20 +175,20 @@ class Command(ScrapyCommand):
             return None
         try:
             now = datetime.fromisoformat(text)
-        except ValueError as exc:
-            raise UsageError(f"--now: not an ISO 8601 time: {text!r}", print_help=False) from exc
+        except ValueError:
+            refuse(f"--now: not an ISO 8601 time: {text!r}")
         if now.tzinfo is None:
-            raise UsageError("--now needs a UTC offset, e.g. +08:00", print_help=False)
+            refuse("--now needs a UTC offset, e.g. +08:00")
         return now
 
     def _name(self, given: str | None, url: str) -> str:
         if given is None:
             return default_case_name(url)
         if "/" in given or "\\" in given or ".." in given:
-            raise UsageError(f"--name {given!r}: a folder name, not a path", print_help=False)
+            refuse(f"--name {given!r}: a folder name, not a path")
         name = case_name(given)
         if not name:
-            raise UsageError(f"--name {given!r}: no usable characters", print_help=False)
+            refuse(f"--name {given!r}: no usable characters")
         return name
 
     def _cases_dir(self, given: str | None) -> Path:
@@ -229,7 +231,7 @@ class Command(ScrapyCommand):
             ]
             _write_json(draft / "output.json", rows)
             if folder.exists():
-                raise UsageError(f"{folder} appeared meanwhile: not overwriting it")
+                refuse(f"{folder} appeared meanwhile: not overwriting it")
             draft.rename(folder)
         finally:
             shutil.rmtree(draft, ignore_errors=True)

@@ -9,7 +9,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from crawler.exports import write_exports
+from crawler.exports import export_run
 from crawler.runs import acquire_store, release_store, run_id
 
 logger = logging.getLogger(__name__)
@@ -42,17 +42,21 @@ class ExportsExtension:
         try:
             if not settings.getbool("EXPORTS_DEFERRED"):
                 started = time.process_time()
-                result = write_exports(settings, self.store, run_id(settings))
+                result = export_run(settings, self.store, run_id(settings))
                 seconds = time.process_time() - started
                 stats = self.crawler.stats
+                if result is None:  # logged; the crawl command's exit status says it failed
+                    stats.set_value("exports/failed", 1)
+                    return
                 stats.set_value("exports/posts", result.posts)
                 stats.set_value("exports/delta", result.delta)
                 stats.set_value("exports/cpu_seconds", round(seconds, 3))
                 logger.info(
-                    "exported %d posts to %s and %s; this run's %d new or changed posts to %s"
+                    "%s %d posts in %s and %s; this run's %d new or changed posts to %s"
                     " (%.2f s of CPU)",
-                    result.posts, result.posts_jsonl, result.posts_csv, result.delta,
-                    result.delta_jsonl.parent, seconds,
+                    "exported" if result.rewritten else "nothing new: kept the", result.posts,
+                    result.posts_jsonl, result.posts_csv, result.delta, result.delta_jsonl.parent,
+                    seconds,
                 )  # fmt: skip
         finally:
             release_store(settings)

@@ -15,7 +15,7 @@ class GcTuningExtension:
 
     A crawl makes many short-lived objects per page and few cycles; with CPython's default
     thresholds the collector re-scans the long-lived start-up objects again and again
-    (measured: about 10% of a cnblogs crawl's CPU). Off with ``GC_TUNING_ENABLED = False``.
+    (bench/README.md has the cost). Off with ``GC_TUNING_ENABLED = False``.
     """
 
     def __init__(self, threshold: int) -> None:

@@ -8,6 +8,7 @@ from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
 from crawler.runs import acquire_store, release_store, run_dir, run_id
+from crawler.site_run import SiteRun, site_closed
 from crawler.summary import (
     HealthThresholds,
     SiteSummary,
@@ -20,12 +21,12 @@ logger = logging.getLogger(__name__)
 
 
 class RunSummaryExtension:
-    """Builds the :class:`~crawler.summary.SiteSummary` of a layout spider's crawl.
+    """Builds the :class:`~crawler.summary.SiteSummary` of each site of a crawl.
 
     Logs one line per site as it finishes (progress in long ``crawlall`` runs) and keeps the
-    summary on the crawler (``crawler.site_summary``). For a single ``scrapy crawl`` it also
-    prints the table and writes ``summary.json`` beside the run's exports; ``crawlall``
-    (``SUMMARY_DEFERRED``) writes one for all its sites.
+    summaries on the crawler (``crawler.site_summaries``, in the spider's site order). For a
+    single ``scrapy crawl`` it also prints the table and writes ``summary.json`` beside the
+    run's exports; ``crawlall`` (``SUMMARY_DEFERRED``) writes one for all its sites.
     """
 
     def __init__(self, crawler: Crawler) -> None:
@@ -42,44 +43,49 @@ class RunSummaryExtension:
                 "HEALTH_MIN_DATE_COVERAGE", defaults.min_date_coverage
             ),
         )
-        self.stored_before = 0
+        self.stored_before: dict[str, int] = {}
+        self.summaries: dict[str, SiteSummary] = {}
+        crawler.site_summaries = []  # type: ignore[attr-defined]
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RunSummaryExtension:
         extension = cls(crawler)
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.site_closed, signal=site_closed)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
 
     def spider_opened(self, spider: Spider) -> None:
-        site = getattr(spider, "site", None)
-        if site is not None and self.crawler.settings.getbool("POST_STORE_ENABLED", True):
+        runs: dict[str, SiteRun] = getattr(spider, "site_runs", {})
+        if runs and self.crawler.settings.getbool("POST_STORE_ENABLED", True):
             store = acquire_store(self.crawler.settings)
             try:
-                self.stored_before = store.count(site.name)
+                self.stored_before = {name: store.count(name) for name in runs}
             finally:
                 release_store(self.crawler.settings)
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
-        site = getattr(spider, "site", None)
-        if site is None:
-            return
-        stats = self.crawler.stats.get_stats()
+    def site_closed(self, site_run: SiteRun, reason: str) -> None:
         summary = SiteSummary.from_stats(
-            site=site.name, layout=spider.name, url=site.url, stats=stats,
-            failures=getattr(spider, "failures", []), stored_before=self.stored_before,
+            site=site_run.name, layout=site_run.layout.name, url=site_run.config.url,
+            stats={**site_run.counts, "elapsed_time_seconds": site_run.duration},
+            failures=site_run.failures, stored_before=self.stored_before.get(site_run.name, 0),
             finish_reason=reason, thresholds=self.thresholds,
         )  # fmt: skip
-        self.crawler.site_summary = summary  # type: ignore[attr-defined]
+        self.summaries[site_run.name] = summary
         state = "FAILED" if summary.failed else "unhealthy" if summary.problems else "ok"
         logger.info(
             "site %s done (%s): %d pages, %d unchanged, %d posts, %d new, %d changed in %.1fs",
             summary.site, state, summary.pages_fetched, summary.pages_unchanged,
             summary.posts_seen, summary.new, summary.changed, summary.duration_s,
         )  # fmt: skip
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        runs: dict[str, SiteRun] = getattr(spider, "site_runs", {})
+        summaries = [self.summaries[name] for name in runs if name in self.summaries]
+        self.crawler.site_summaries = summaries  # type: ignore[attr-defined]
         settings = self.crawler.settings
-        if not settings.getbool("SUMMARY_DEFERRED"):
+        if summaries and not settings.getbool("SUMMARY_DEFERRED"):
             run = run_id(settings)
-            status = exit_status([summary])
-            write_summary(run_dir(settings, run) / "summary.json", run, [summary], status)
-            logger.info("run summary:\n%s", format_table([summary]))
+            status = exit_status(summaries)
+            write_summary(run_dir(settings, run) / "summary.json", run, summaries, status)
+            logger.info("run summary:\n%s", format_table(summaries))

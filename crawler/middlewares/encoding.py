@@ -8,14 +8,13 @@ from scrapy.http import Response, TextResponse
 from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding, read_bom
 
 
-def declared_encoding(response: TextResponse) -> str | None:
-    """The encoding the response declares: BOM, HTTP header, or ``<meta>``/XML declaration."""
-    bom, _ = read_bom(response.body)
-    content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+def declared_encoding(body: bytes, content_type: str) -> str | None:
+    """The encoding a page declares: BOM, the Content-Type's charset, or its ``<meta>`` /
+    XML declaration; None when it declares none (the one place this is decided)."""
     return (
-        bom
+        read_bom(body)[0]
         or http_content_type_encoding(content_type)
-        or html_body_declared_encoding(response.body)
+        or html_body_declared_encoding(body)
     )
 
 
@@ -34,7 +33,10 @@ class ChineseEncodingMiddleware:
         return cls(crawler)
 
     def process_response(self, request: Request, response: Response) -> Response:
-        if not isinstance(response, TextResponse) or declared_encoding(response):
+        if not isinstance(response, TextResponse):
+            return response
+        content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+        if declared_encoding(response.body, content_type):
             return response
         try:
             response.body.decode("utf-8")

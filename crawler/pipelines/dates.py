@@ -6,10 +6,10 @@ import logging
 from datetime import UTC, datetime
 
 from scrapy.crawler import Crawler
-from scrapy.spiders import Spider
 
 from crawler.dates import parse_date
 from crawler.items import PostItem
+from crawler.site_run import SiteRun, count
 from crawler.sites import DEFAULT_TIMEZONE
 
 logger = logging.getLogger(__name__)
@@ -32,16 +32,15 @@ class DatesPipeline:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.stats = crawler.stats
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DatesPipeline:
         return cls(crawler)
 
-    def _timezone(self) -> str:
-        spider: Spider | None = self.crawler.spider
-        site = getattr(spider, "site", None)
-        return getattr(site, "timezone", DEFAULT_TIMEZONE)
+    def _timezone(self, site: str | None) -> str:
+        runs: dict[str, SiteRun] = getattr(self.crawler.spider, "site_runs", {})
+        run = runs.get(site or "")
+        return run.config.timezone if run else DEFAULT_TIMEZONE
 
     def process_item(self, item: PostItem) -> PostItem:
         if item.get("replayed"):
@@ -49,14 +48,15 @@ class DatesPipeline:
         now = datetime.now(UTC).replace(microsecond=0)
         item["crawled_at"] = now.isoformat()
         raw = item.get("published_raw")
-        item.update(date_fields(raw, self._timezone(), now))
+        site = item.get("site")
+        item.update(date_fields(raw, self._timezone(site), now))
         if item["published_at"] is not None:
-            self.stats.inc_value("dates/parsed")
+            count(self.crawler, site, "dates/parsed")
         elif raw:
-            self.stats.inc_value("dates/unparsed")
+            count(self.crawler, site, "dates/unparsed")
             logger.warning(
                 "unparsed date %r for %s on %s", raw, item.get("url"), item.get("source_page")
             )
         else:
-            self.stats.inc_value("dates/missing")
+            count(self.crawler, site, "dates/missing")
         return item

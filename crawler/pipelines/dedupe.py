@@ -20,6 +20,8 @@ class DedupePipeline:
         return cls(crawler)
 
     def process_item(self, item: PostItem) -> PostItem:
+        if item.get("replayed"):
+            return item  # the incremental middleware never replays a post given out
         key = item["id"]
         if key in self.seen:
             self.stats.inc_value("dedupe/duplicates_in_run")

@@ -7,6 +7,7 @@ from scrapy.exceptions import NotConfigured
 
 from crawler.items import POST_FIELDS, PostItem
 from crawler.runs import acquire_store, release_store, run_id
+from crawler.site_run import count
 from crawler.store import UNCHANGED
 
 
@@ -19,7 +20,7 @@ class StorePipeline:
 
     def __init__(self, crawler: Crawler) -> None:
         self.settings = crawler.settings
-        self.stats = crawler.stats
+        self.crawler = crawler
         self.run_id = run_id(crawler.settings)
         self.store = acquire_store(crawler.settings)
 
@@ -32,12 +33,11 @@ class StorePipeline:
     def process_item(self, item: PostItem) -> PostItem:
         if item.get("replayed"):
             item["change"] = UNCHANGED  # from the store itself: nothing to record
-            self.stats.inc_value("store/from_store")
             return item
         item["change"] = self.store.record(
             {name: item.get(name) for name in POST_FIELDS}, self.run_id
         )
-        self.stats.inc_value(f"store/{item['change']}")
+        count(self.crawler, item.get("site"), f"store/{item['change']}")
         return item
 
     def close_spider(self) -> None:

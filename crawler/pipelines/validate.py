@@ -8,6 +8,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 
 from crawler.items import PostItem
+from crawler.site_run import count
 
 logger = logging.getLogger(__name__)
 
@@ -23,21 +24,24 @@ class ValidatePipeline:
     """
 
     def __init__(self, crawler: Crawler) -> None:
-        self.stats = crawler.stats
+        self.crawler = crawler
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidatePipeline:
         return cls(crawler)
 
     def process_item(self, item: PostItem) -> PostItem:
+        if item.get("replayed"):
+            return item  # taken from the store: checked when it was read
+        site = item.get("site")
         missing = [name for name in REQUIRED_FIELDS if not item.get(name)]
         if missing:
             # Once per item: a card without its title link lacks url and title, one post.
-            self.stats.inc_value("validate/dropped")
+            count(self.crawler, site, "validate/dropped")
             for name in missing:
-                self.stats.inc_value(f"validate/dropped/{name}")
+                count(self.crawler, site, f"validate/dropped/{name}")
             page = item.get("source_page") or "unknown page"
             title = item.get("title") or item.get("url") or "untitled"
             raise DropItem(f"post {title!r} on {page} has no {' and no '.join(missing)}")
-        self.stats.inc_value("validate/passed")
+        count(self.crawler, site, "validate/passed")
         return item

@@ -1,1 +1,1 @@
-"""One spider per blog layout; each is a small subclass of :class:`LayoutSpider`."""
+"""The blog spiders (``scrapy crawl LAYOUT``): one per layout, made in :mod:`.blogs`."""

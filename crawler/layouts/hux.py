@@ -1,4 +1,4 @@
-"""Spider for Jekyll blogs on the Hux Blog theme (Huxpro/huxpro.github.io): the paginated index."""
+"""Layout of Jekyll blogs on the Hux Blog theme (Huxpro/huxpro.github.io): the paginated index."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from parsel import Selector
 from scrapy.http import Response
 
+from crawler.layouts import Layout
 from crawler.loaders import PostLoader
-from crawler.spiders.base import LayoutSpider
 from crawler.xpath import has_class, node_texts
 
 # index.html prints `Posted by {author, else site.title} on {{ post.date | date: "%B %-d, %Y" }}`.
@@ -21,7 +21,7 @@ _SUMMARY = f"{_LINK}//div[{has_class('post-content-preview')}]//text()"
 _POSTED = f"string((.//p[{has_class('post-meta')}])[1])"
 
 
-class HuxSpider(LayoutSpider):
+class HuxLayout(Layout):
     """Reads the index pages of the Hux Blog Jekyll theme.
 
     A post is ``div.post-preview``: ``a[href]`` wrapping ``h2.post-title``, an optional

@@ -1,4 +1,4 @@
-"""Spider for card-list blogs: cards with 点赞 / 评论 / 浏览 counters (a "hot" list)."""
+"""Layout of card-list blogs: cards with 点赞 / 评论 / 浏览 counters (a "hot" list)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from lxml import etree
 from parsel import Selector
 from scrapy.http import Response
 
+from crawler.layouts import Layout
 from crawler.loaders import PostLoader
-from crawler.spiders.base import LayoutSpider
 from crawler.xpath import all_texts, has_class, own_elements, own_texts
 
 # Any link reading 下一页 (also "下一页 ›"), or the pagination's a.next / rel=next.
@@ -39,13 +39,13 @@ def _card_parts(node: Selector) -> dict[str, list[etree._Element]]:
     return parts
 
 
-class CardsSpider(LayoutSpider):
+class CardsLayout(Layout):
     """Reads ``main.post-list > article.post-card`` cards (title, summary, category, date, stats).
 
     The platform could not be identified in public sources; the markup is the project's
-    reference markup (/work/shared/layouts.md, section 3). Tolerant of theme drift: counts
-    are read by label (any order, abbreviated as 1.2k / 1,024 / 1.5万), the category may be
-    missing, and ``time[datetime]`` wins over the printed date when present.
+    reference markup (the bundled sample, crawler/samples/cards/). Tolerant of theme drift:
+    counts are read by label (any order, abbreviated as 1.2k / 1,024 / 1.5万), the category
+    may be missing, and ``time[datetime]`` wins over the printed date when present.
     """
 
     name = "cards"

@@ -1,4 +1,4 @@
-"""Spider for WordPress blogs on a classic default theme (Twenty Twenty-One and its kin)."""
+"""Layout of WordPress blogs on a classic default theme (Twenty Twenty-One and its kin)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from parsel import Selector
 from scrapy.http import Response
 
+from crawler.layouts import Layout
 from crawler.loaders import PostLoader
-from crawler.spiders.base import LayoutSpider
 from crawler.xpath import node_texts
 
 # The excerpt without the "Continue reading <title>" link the theme appends to auto-excerpts.
@@ -17,7 +17,7 @@ _EXCERPT = ".//text()[not(ancestor::*[contains(@class, 'more-link')])]"
 _NEXT = ".nav-links a.next::attr(href), .posts-navigation .nav-previous a::attr(href)"
 
 
-class WordpressSpider(LayoutSpider):
+class WordpressLayout(Layout):
     """Reads the blog index (``/``, ``/page/N/``) and archives of classic WordPress themes.
 
     A post is ``article.post`` (``post_class()``; a sticky post adds ``sticky`` on page 1,

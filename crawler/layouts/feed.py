@@ -1,4 +1,4 @@
-"""Spider for RSS 2.0 and Atom feeds: each item or entry of a feed is one post."""
+"""Layout of RSS 2.0 and Atom feeds: each item or entry of a feed is one post."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from lxml import etree
 from parsel import Selector
 from scrapy.http import Response, TextResponse
 
+from crawler.layouts import Layout
 from crawler.loaders import PostLoader
 from crawler.processors import html_to_text
-from crawler.spiders.base import LayoutSpider
 from crawler.xpath import node_elements, string_value
 
 # Namespaces are removed first, so dc:creator is "creator", content:encoded "encoded".
@@ -25,8 +25,8 @@ _EMAIL_NAME = re.compile(r"^\S+@\S+\s*\((.+)\)$")
 
 
 @lru_cache(maxsize=8)  # the hooks each need it: parse a page once
-def _feed(response: Response) -> Selector:
-    """The response parsed as XML with namespaces removed.
+def feed_document(response: Response) -> Selector:
+    """The response parsed as XML with namespaces removed: the one XML parsing of feeds.
 
     A fresh selector, so ``response.selector`` stays untouched; also for feeds served as
     ``text/html`` or ``octet-stream`` (decoded by their XML declaration). parsel's XML parser
@@ -79,7 +79,7 @@ def _add_text(
         loader.add_value(field, html_to_text(markup))
 
 
-class FeedSpider(LayoutSpider):
+class FeedLayout(Layout):
     """Reads RSS 2.0 ``channel/item`` and Atom ``entry`` elements.
 
     Markup checked against Hugo's built-in RSS template (gohugoio/hugo,
@@ -93,7 +93,7 @@ class FeedSpider(LayoutSpider):
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:
-        return _feed(response).xpath(_NODES)
+        return feed_document(response).xpath(_NODES)
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
@@ -122,11 +122,11 @@ class FeedSpider(LayoutSpider):
 
     @classmethod
     def page_problem(cls, response: Response) -> str | None:
-        root = _feed(response).xpath("name(/*)").get()
+        root = feed_document(response).xpath("name(/*)").get()
         if root in ("rss", "feed", "RDF"):
             return None
         return f"not an RSS or Atom feed (its root element is <{root or 'nothing'}>)"
 
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:
-        return list(dict.fromkeys(h.strip() for h in _feed(response).xpath(_NEXT).getall()))
+        return list(dict.fromkeys(h.strip() for h in feed_document(response).xpath(_NEXT).getall()))

@@ -1,4 +1,4 @@
-"""Spider for Hexo blogs on the NexT theme (versions 5 to 8): the home page and /page/N/."""
+"""Layout of Hexo blogs on the NexT theme (versions 5 to 8): the home page and /page/N/."""
 
 from __future__ import annotations
 
@@ -7,19 +7,21 @@ from collections.abc import Iterable
 from parsel import Selector
 from scrapy.http import Response
 
+from crawler.layouts import Layout
 from crawler.loaders import PostLoader
-from crawler.spiders.base import LayoutSpider
 from crawler.xpath import node_texts
 
 # The excerpt's blocks without the theme's "阅读全文 »" (.post-button; NexT 5 .post-more-link).
 _EXCERPT = "(text() | *)[not(contains(@class, 'post-button') or contains(@class, 'more-link'))]"
 
 
-class HexoSpider(LayoutSpider):
+class HexoLayout(Layout):
     """Reads the index pages of the Hexo NexT theme.
 
-    A post is ``article.post-block`` (NexT 8) or ``article.post`` wrapping ``div.post-block``
-    (NexT 5-7): title link ``a.post-title-link``; ``time[datetime]`` (``moment().format()``:
+    A post is ``div.post-block > article.post-content`` (NexT 8.0.1 and later: the div also
+    holds the gallery), ``article.post-block`` (NexT 8.0.0) or ``article.post`` wrapping
+    ``div.post-block`` (NexT 5.1.2-7; 5.0-5.1.1 have no div); only the article is taken, so each post is read once, in page
+    order. In it: title link ``a.post-title-link``; ``time[datetime]`` (``moment().format()``:
     ISO 8601 with offset, so second precision) of ``itemprop=dateCreated`` in ``.post-meta``;
     categories as ``[itemprop=about] [itemprop=name]``; the excerpt in ``div.post-body``; the
     author in the hidden schema.org ``[itemprop=author] meta[itemprop=name]``. The index shows
@@ -27,9 +29,10 @@ class HexoSpider(LayoutSpider):
     A sticky post carries ``span.post-sticky-flag`` (an icon) and is listed once, first.
     Paging: Hexo's paginator ``nav.pagination a.extend.next[rel=next]`` to ``/page/N/``.
     Checked against next-theme/hexo-theme-next (layout/_macro/post.njk, layout/index.njk,
-    layout/_partials/pagination.njk, scripts/helpers/next-paginator.js), hexojs/hexo
-    (lib/plugins/helper/paginator.ts), iissnan/hexo-theme-next (layout/_macro/post.swig) and
-    sites generated with NexT 7.1 and 7.8.
+    layout/_partials/post/post-meta.njk, layout/_partials/pagination.njk,
+    scripts/helpers/next-paginator.js; post.njk at v8.0.0, v8.0.1, v8.18.0 and v8.29.0),
+    hexojs/hexo (lib/plugins/helper/paginator.ts), iissnan/hexo-theme-next
+    (layout/_macro/post.swig) and sites generated with NexT 7.1, 7.8 and 8.18 (Pisces).
     """
 
     name = "hexo"
@@ -39,7 +42,8 @@ class HexoSpider(LayoutSpider):
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:
-        return response.css("article.post-block, article.post")
+        # One union query: document order, and a node matched by two parts is returned once.
+        return response.css("article.post-block, article.post, .post-block > article.post-content")
 
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:

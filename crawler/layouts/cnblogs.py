@@ -1,4 +1,4 @@
-"""Spider for cnblogs (博客园) blogs: home pages and monthly archives."""
+"""Layout of cnblogs (博客园) blogs: home pages and monthly archives."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 from parsel import Selector, SelectorList
 from scrapy.http import Response
 
+from crawler.layouts import Layout
 from crawler.loaders import PostLoader
-from crawler.spiders.base import LayoutSpider
 from crawler.xpath import has_class, node_texts
 
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?")
@@ -46,7 +46,7 @@ def _parts_after(title: Selector) -> tuple[SelectorList, SelectorList]:
     return tuple(SelectorList([found[p]] if p in found else []) for p in ("postCon", "postDesc"))
 
 
-class CnblogsSpider(LayoutSpider):
+class CnblogsLayout(Layout):
     """Reads the server HTML every cnblogs skin shares (skins only add CSS/JS).
 
     Home pages: ``div.forFlow > div.day``, where a post is the run of siblings
