@@ -15,16 +15,24 @@ exports and the consolidated ``output/posts.csv`` all follow the same rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import csv
+import io
+from collections.abc import Callable, Mapping
 from typing import IO, Any
 
+from itemadapter import ItemAdapter
 from scrapy import Item
 from scrapy.crawler import Crawler
-from scrapy.exporters import CsvItemExporter, JsonLinesItemExporter
-from scrapy.utils.python import to_bytes
+from scrapy.exporters import BaseItemExporter
+from scrapy.utils.serialize import ScrapyJSONEncoder
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 DEFAULT_LIST_SEPARATOR = " | "
+# The options BaseItemExporter documents; the exporters pass any others on (csv.writer's,
+# json's), as Scrapy's own exporters do.
+EXPORTER_OPTIONS = ("encoding", "fields_to_export", "export_empty_fields", "indent")
+
+Serializer = Callable[[Any], Any]
 
 
 def neutralise_formula(value: str) -> str:
@@ -32,57 +40,50 @@ def neutralise_formula(value: str) -> str:
     return "'" + value if value.startswith(FORMULA_PREFIXES) else value
 
 
-class PlainFieldsMixin:
-    """``get_serialized_fields`` for dicts and Scrapy items, without an ItemAdapter per item.
+class PostRowsExporter(BaseItemExporter):
+    """The field values of an item, in the configured column order, through Scrapy's public
+    exporter API only (the documented options, ``serialize_field``, ``export_item``).
 
-    Same result as Scrapy's for those item types (declared order from ``fields_to_export``,
-    missing fields as ``default_value`` when empty fields are exported, a field's
-    ``serializer`` honoured), with each field's serializer looked up once per item class, not
-    once per value: every post is exported five times a run (``-O``, dataset and delta, JSON
-    and CSV).
+    Every post is exported five times a run (``-O``, dataset and delta, JSON and CSV), so the
+    serializer of each field is looked up once per item class, and a plain dict that holds
+    exactly the columns in order (the dataset's rows) is taken as it is.
     """
 
-    fields_to_export: Any
-    export_empty_fields: bool
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**{name: kwargs.pop(name) for name in EXPORTER_OPTIONS if name in kwargs})
+        self.encoding = self.encoding or "utf-8"
+        self.extra_options = kwargs  # for the format's writer
+        self._plans: dict[type, list[tuple[str, Serializer | None]]] = {}
 
-    def field_serializer(self, meta: Mapping[str, Any]) -> Callable[[Any], Any] | None:
-        """The function that serialises a field with this metadata; None: the value as is."""
-        return meta.get("serializer")
-
-    def get_serialized_fields(
-        self, item: Any, default_value: Any = None, include_empty: bool | None = None
-    ) -> Iterable[tuple[str, Any]]:
+    def columns(self, item: Any) -> list[str]:
+        """The exported field names: ``fields_to_export``, else the item's own."""
         fields = self.fields_to_export
-        if not isinstance(item, dict | Item) or not isinstance(fields, list | tuple):
-            return super().get_serialized_fields(item, default_value, include_empty)  # type: ignore[misc]
-        if include_empty is None:
-            include_empty = self.export_empty_fields
-        plan = self._plan(type(item), fields)
-        if isinstance(item, Item):
-            item = dict(item)  # one pass over the Item's mapping API, then plain lookups
-        serialized = []
-        for name, serialize in plan:
-            if name in item:
-                value = item[name]
-                serialized.append((name, value if serialize is None else serialize(value)))
-            elif include_empty:
-                serialized.append((name, default_value))
-        return serialized
+        if fields is None:
+            return list(ItemAdapter(item).field_names() or ItemAdapter(item).keys())
+        return list(fields)
 
-    def _plan(
-        self, item_class: type, fields: list[str] | tuple[str, ...]
-    ) -> list[tuple[str, Callable[[Any], Any] | None]]:
-        plans = self.__dict__.setdefault("_plans", {})
-        key = (item_class, tuple(fields))
-        if key not in plans:
-            meta = getattr(item_class, "fields", {})
-            plans[key] = [(name, self.field_serializer(meta.get(name, {}))) for name in fields]
-        return plans[key]
+    def value_serializer(self, meta: Mapping[str, Any]) -> Serializer | None:
+        """The function that serialises a field with this metadata; None: the value as is."""
+        if "serializer" not in meta:
+            return None
+        return lambda value: self.serialize_field(meta, "", value)
 
+    def _plan(self, item: Any) -> list[tuple[str, Serializer | None]]:
+        plan = self._plans.get(type(item)) if self.fields_to_export is not None else None
+        if plan is None:
+            meta = type(item).fields if isinstance(item, Item) else {}
+            columns = self.columns(item)
+            plan = [(name, self.value_serializer(meta.get(name, {}))) for name in columns]
+            self._plans[type(item)] = plan
+        return plan
 
-    def exports_as_is(self, item: Any) -> bool:
-        """True for a plain dict holding exactly the exported fields, in their order, none
-        with a serializer: its values are exported as they are (the dataset's rows)."""
+    def output_name(self, name: str) -> str:
+        """The column a field is exported as (``fields_to_export`` may map names)."""
+        fields = self.fields_to_export
+        return fields.get(name, name) if isinstance(fields, Mapping) else name
+
+    def is_row(self, item: Any) -> bool:
+        """True for a plain dict holding exactly the exported fields, in their order."""
         fields = self.fields_to_export
         return (
             type(item) is dict
@@ -91,27 +92,60 @@ class PlainFieldsMixin:
             and all(a == b for a, b in zip(item, fields, strict=False))
         )
 
+    def values(self, item: Any, default: Any) -> dict[str, Any]:
+        """``{field: serialised value}`` in column order; a missing field is ``default``, or
+        left out unless ``export_empty_fields``."""
+        plan = self._plan(item)
+        if isinstance(item, Item):
+            item = dict(item)  # one pass over the Item's mapping API, then plain lookups
+        elif not isinstance(item, dict):
+            item = ItemAdapter(item).asdict()
+        out = {}
+        for name, serialize in plan:
+            if name in item:
+                value = item[name]
+                out[self.output_name(name)] = value if serialize is None else serialize(value)
+            elif self.export_empty_fields:
+                out[self.output_name(name)] = default
+        return out
 
-class JsonLinesExporter(PlainFieldsMixin, JsonLinesItemExporter):
-    """Scrapy's JSON Lines exporter with the cheaper field serialisation."""
+
+class JsonLinesExporter(PostRowsExporter):
+    """JSON Lines: one JSON object per item, UTF-8 unless ``encoding`` says otherwise."""
+
+    def __init__(self, file: IO[bytes], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.file = file
+        options = dict(self.extra_options)
+        options.setdefault("ensure_ascii", False)
+        self.encoder = ScrapyJSONEncoder(**options)
 
     def export_item(self, item: Any) -> None:
-        if not self.exports_as_is(item):
-            return super().export_item(item)
-        # The dict is what get_serialized_fields would build: encode it directly.
-        self.file.write(to_bytes(self.encoder.encode(item) + "\n", self.encoding))
-        return None
+        row = item if self.is_row(item) else self.values(item, None)
+        self.file.write((self.encoder.encode(row) + "\n").encode(self.encoding))
 
 
-class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
-    """Scrapy's CSV exporter with list joining, formula neutralisation and an optional BOM."""
+class SafeCsvItemExporter(PostRowsExporter):
+    """CSV with list joining, formula neutralisation, a header even without rows, an
+    optional BOM; written with the ``csv`` module, quoting as Scrapy's CSV exporter does."""
 
-    def __init__(self, file: IO[bytes], *, bom: bool = False, **kwargs: Any) -> None:
-        kwargs.setdefault("join_multivalued", DEFAULT_LIST_SEPARATOR)
+    def __init__(
+        self, file: IO[bytes], *, bom: bool = False, include_headers_line: bool = True,
+        join_multivalued: str = DEFAULT_LIST_SEPARATOR, errors: str | None = None,
+        **kwargs: Any,
+    ) -> None:  # fmt: skip
+        super().__init__(**kwargs)
+        self.include_headers_line = include_headers_line
+        self.join_multivalued = join_multivalued
+        # newline="": the csv module writes its own line ends (\r\n), as Scrapy's does.
+        self.stream = io.TextIOWrapper(
+            file, encoding=self.encoding, errors=errors, newline="", line_buffering=False,
+            write_through=True,
+        )  # fmt: skip
         if bom:
-            file.write("\ufeff".encode())
-        super().__init__(file, **kwargs)
-        self.items_exported = 0
+            self.stream.write("\ufeff")
+        self.writer = csv.writer(self.stream, **self.extra_options)
+        self.header: list[str] | None = None
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, file: IO[bytes], **kwargs: Any) -> SafeCsvItemExporter:
@@ -121,40 +155,37 @@ class SafeCsvItemExporter(PlainFieldsMixin, CsvItemExporter):
         )
         return cls(file, bom=settings.getbool("CSV_BOM"), **kwargs)
 
-    def serialize_field(self, field: Any, name: str, value: Any) -> Any:
-        value = super().serialize_field(field, name, value)
-        return neutralise_formula(value) if isinstance(value, str) else value
-
-    def field_serializer(self, meta: Mapping[str, Any]) -> Callable[[Any], Any]:
-        if "serializer" not in meta:
-            return self._cell  # the frequent case, in one call
-        return lambda value: self.serialize_field(meta, "", value)
-
-    def _cell(self, value: Any) -> Any:
+    def cell(self, value: Any) -> Any:
+        """One CSV cell: None empty, lists joined, formulas neutralised, numbers as they are."""
         if value is None or type(value) is int:
             return value
         if isinstance(value, list | tuple):
-            value = self._join_if_needed(value)
+            value = self.join_multivalued.join(str(part) for part in value)
         return neutralise_formula(value) if isinstance(value, str) else value
 
+    def value_serializer(self, meta: Mapping[str, Any]) -> Serializer:
+        serialize = super().value_serializer(meta)
+        if serialize is None:
+            return self.cell
+        return lambda value: self.cell(serialize(value))
+
+    def _write_header(self, item: Any) -> None:
+        columns = self.columns(item) if item is not None else list(self.fields_to_export or ())
+        self.header = [self.output_name(name) for name in columns]
+        if self.include_headers_line and self.header:
+            self.writer.writerow(self.header)
+
     def export_item(self, item: Any) -> None:
-        self.items_exported += 1
-        # The first item goes through Scrapy's export_item, which writes the header row.
-        if self.items_exported == 1 or not self.exports_as_is(item):
-            return super().export_item(item)
-        self.csv_writer.writerow(list(self._build_row(map(self._cell, item.values()))))
-        return None
+        if self.header is None:
+            self._write_header(item)
+        if self.is_row(item):
+            self.writer.writerow([self.cell(value) for value in item.values()])
+            return
+        values = self.values(item, "")
+        self.writer.writerow([values.get(name, "") for name in self.header or ()])
 
     def finish_exporting(self) -> None:
-        if not self.items_exported and self.include_headers_line and self.fields_to_export:
-            # No item came to write the header: write it now (the columns are configured).
-            fields = self.fields_to_export
-            header = fields.values() if isinstance(fields, Mapping) else fields
-            self.csv_writer.writerow(list(self._build_row(header)))
-        super().finish_exporting()
-
-    def _build_row(self, values: Iterable[Any]) -> Iterable[Any]:
-        # Scrapy's converts each value with to_unicode and catches the TypeError every number
-        # and None raise; the result is the same.
-        for value in values:
-            yield value.decode(self.encoding) if isinstance(value, bytes) else value
+        if self.header is None:
+            self._write_header(None)  # no item came: the header alone (the columns are set)
+        self.stream.flush()
+        self.stream.detach()  # the file is the caller's to close

@@ -19,13 +19,14 @@ class HexoLayout(Layout):
     """Reads the index pages of the Hexo NexT theme.
 
     A post is ``div.post-block > article.post-content`` (NexT 8.0.1 and later: the div also
-    holds the gallery), ``article.post-block`` (NexT 8.0.0) or ``article.post`` wrapping
-    ``div.post-block`` (NexT 5.1.2-7; 5.0-5.1.1 have no div); only the article is taken, so each post is read once, in page
-    order. In it: title link ``a.post-title-link``; ``time[datetime]`` (``moment().format()``:
-    ISO 8601 with offset, so second precision) of ``itemprop=dateCreated`` in ``.post-meta``;
-    categories as ``[itemprop=about] [itemprop=name]``; the excerpt in ``div.post-body``; the
-    author in the hidden schema.org ``[itemprop=author] meta[itemprop=name]``. The index shows
-    no tags; view and comment counts are filled in by JavaScript (LeanCloud, Valine, busuanzi).
+    holds the gallery), ``article.post-block`` (NexT 8.0.0) or ``article.post`` (NexT 5 to 7;
+    from 5.1.2 it wraps a ``div.post-block``); only the article is taken, so each post is read
+    once, in page order. In it: title link ``a.post-title-link``; ``time[datetime]``
+    (``moment().format()``: ISO 8601 with offset, so second precision) of
+    ``itemprop=dateCreated`` in ``.post-meta``; categories as ``[itemprop=about]
+    [itemprop=name]``; the excerpt in ``div.post-body``; the author in the hidden schema.org
+    ``[itemprop=author] meta[itemprop=name]``. The index shows no tags; view and comment counts
+    are filled in by JavaScript (LeanCloud, Valine, busuanzi).
     A sticky post carries ``span.post-sticky-flag`` (an icon) and is listed once, first.
     Paging: Hexo's paginator ``nav.pagination a.extend.next[rel=next]`` to ``/page/N/``.
     Checked against next-theme/hexo-theme-next (layout/_macro/post.njk, layout/index.njk,
