@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import calendar
 import re
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -184,12 +183,14 @@ def _fixed_offset(minutes: int) -> tzinfo:
     return UTC if minutes == 0 else fixed_timezone(timedelta(minutes=minutes))
 
 
-_DATEPARSER_LOCK = threading.Lock()
 
 
-@lru_cache(maxsize=16)
-def _dateparser_for(timezone: str) -> Any:
-    """One reused ``DateDataParser`` per timezone (dateparser imported here, lazily)."""
+def _dateparser_for(timezone: str, now: datetime) -> Any:
+    """A ``DateDataParser`` for a timezone, with relative dates counted from ``now``.
+
+    Made per call through dateparser's public settings: making one costs a small fraction of
+    a parse, and the parser's settings are then never shared or changed.
+    """
     # Imported here, not at module level: it takes ~0.5 s and most texts never need it.
     from dateparser import DateDataParser
 
@@ -199,6 +200,7 @@ def _dateparser_for(timezone: str) -> Any:
             "RETURN_AS_TIMEZONE_AWARE": True,
             "TIMEZONE": timezone,
             "PREFER_DATES_FROM": "past",  # a publication date without a year is in the past
+            "RELATIVE_BASE": now.replace(tzinfo=None),
         },
     )
 
@@ -401,16 +403,7 @@ def _fallback(text: str, timezone: str, now: datetime, zone: tzinfo) -> ParsedDa
     """dateparser for what no fast path knows, guarded against its false positives."""
     if len(text) > FALLBACK_MAX_LEN or not _FALLBACK_HINT.search(text):
         return None  # a bare number or a count ("130 浏览") would come back as a date
-    parser = _dateparser_for(timezone)
-    # Settings are bound to the parser; RELATIVE_BASE changes per call, so swap them for
-    # the call only (what dateparser's own search_dates does), under a lock for threads.
-    with _DATEPARSER_LOCK:
-        saved = parser._settings
-        parser._settings = saved.replace(RELATIVE_BASE=now.replace(tzinfo=None))
-        try:
-            data = parser.get_date_data(text)
-        finally:
-            parser._settings = saved
+    data = _dateparser_for(timezone, now).get_date_data(text)
     value = data.date_obj
     # "2026" (period "year") or "2026年10月" ("month") name no day: not a publication date.
     if value is None or data.period not in ("day", "time"):

@@ -28,6 +28,12 @@ DOWNLOAD_TIMEOUT = 30
 # Blog list pages and feeds are well under 1 MB; a bigger page is a trap or an error.
 DOWNLOAD_MAXSIZE = 8 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
+# Scrapy runs a response's items through the pipelines in this many tasks at once (default
+# 100, each a task made per response); ours are synchronous, and a list page holds ~10 posts.
+CONCURRENT_ITEMS = 16
+# Scrapy reads the source of every callback once to warn about `return` in generators; ours
+# are checked by ruff and the tests, and that reading costs start-up time on every run.
+WARN_ON_GENERATOR_RETURN_VALUE = False
 RETRY_TIMES = 3
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
 

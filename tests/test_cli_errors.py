@@ -144,3 +144,16 @@ def test_savecase_refuses_in_one_line(tmp_path: Path, arguments: list[str], expe
     line = only_line(result)
     assert line.startswith("scrapy: error: ") and expected in line, line
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_abstract_base_is_no_spider(tmp_path: Path) -> None:
+    line = only_line(run_scrapy("crawl", "layout", "-a", "url=https://x.cn/", output=tmp_path))
+    assert line.startswith("scrapy: error: unknown spider 'layout' (known: cards, cnblogs,")
+
+
+def test_a_crawl_opens_no_control_ports(serve, tmp_path: Path) -> None:
+    """Nothing uses Scrapy's telnet console or remote-control server: neither listens."""
+    server = serve(cards_site())
+    result = run_scrapy("crawl", "cards", "-a", f"url={server.url()}", output=tmp_path / "out")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Remote control" not in result.stderr and "Telnet console" not in result.stderr

@@ -18,14 +18,13 @@ from typing import Any, ClassVar
 import scrapy
 from scrapy.commands import ScrapyCommand
 from scrapy.crawler import CrawlerProcessBase
-from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
-from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
 from crawler.commands.crawl import refuse
 from crawler.detect import Match, examine_all
+from crawler.request_failures import describe_failure
 from crawler.sites import check_http_url
 
 
@@ -81,12 +80,7 @@ class _FetchSpider(scrapy.Spider):
         self.result.response = response
 
     def failed(self, failure: Failure) -> None:
-        if failure.check(HttpError):
-            self.result.error = f"HTTP {failure.value.response.status}"
-        elif failure.check(IgnoreRequest):  # e.g. forbidden by robots.txt
-            self.result.error = str(failure.value) or "request ignored"
-        else:
-            self.result.error = f"{failure.type.__name__}: {failure.getErrorMessage()}"
+        self.result.error = describe_failure(failure)
 
 
 def fetch(process: CrawlerProcessBase, url: str) -> Response:

@@ -17,26 +17,17 @@ from typing import Any, ClassVar
 import scrapy
 from scrapy.crawler import Crawler
 from scrapy.http import Response
-from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 from w3lib.url import canonicalize_url
 
 from crawler.arguments import validate_arguments
 from crawler.items import PostItem
 from crawler.layouts import get_layout, layouts
+from crawler.request_failures import describe_failure
 from crawler.site_run import SiteRun, count, site_closed
 from crawler.sites import SiteConfig
 
 logger = logging.getLogger(__name__)
-
-
-def request_failure(failure: Failure) -> str:
-    """Why a request failed, in a few words: ``HTTP 404``, ``TimeoutError: …``."""
-    if failure.check(HttpError):
-        return f"HTTP {failure.value.response.status}"
-    # Some Twisted errors carry no message: name the error alone then.
-    message = failure.getErrorMessage().strip()
-    return failure.type.__name__ + (f": {message}" if message else "")
 
 
 class BlogSpider(scrapy.Spider):
@@ -87,11 +78,6 @@ class BlogSpider(scrapy.Spider):
                     slots.setdefault(host, {"delay": 0, "concurrency": concurrency})
                 settings.set("DOWNLOAD_SLOTS", slots, priority="spider")
         return spider
-
-    @property
-    def sites(self) -> list[SiteConfig]:
-        """The sites this spider crawls."""
-        return [run.config for run in self.site_runs.values()]
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for run in self.site_runs.values():
@@ -185,7 +171,7 @@ class BlogSpider(scrapy.Spider):
         """Count and log a request that failed for good (after retries), with its URL."""
         request = failure.request  # type: ignore[attr-defined]
         run = self.site_runs[request.meta["site"]]
-        reason = request_failure(failure)
+        reason = describe_failure(failure)
         run.failures.append(f"{request.url}: {reason}")
         count(self.crawler, run.name, "layout/request_failures")
         logger.error("%s: could not fetch %s (%s)", run.name, request.url, reason)
