@@ -110,7 +110,9 @@ class IncrementalMiddleware:
         self, response: Response, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
         run = self._runs().get(response.meta.get("site", ""))
-        if run is None or not response.meta.get("list_page"):
+        # Not a list page read (an error page's errback output passes here too): nothing to
+        # remember or decide.
+        if run is None or not response.meta.get("list_page") or response.status >= 400:
             async for output in result:
                 yield output
             return

@@ -39,6 +39,9 @@ class SiteRun:
     failures: list[str] = field(default_factory=list)  # "URL: reason" of each failed request
     counts: Counter[str] = field(default_factory=Counter)
     pending: int = 0  # list-page requests made and not yet answered
+    # Posts read from its pages and not yet through the pipelines (which count into the
+    # summary): the site is done only when both are 0.
+    items_pending: int = 0
     started: float = field(default_factory=time.monotonic)
     finished: float | None = None
     reason: str | None = None

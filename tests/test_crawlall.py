@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,16 @@ def test_single_site_crawl_adds_to_the_same_files(demo: dict, tmp_path: Path) ->
     assert len(after) == len(before) + len(added) and len(added) == 10
     port = server.base_url.rsplit(":", 1)[1]
     assert {post["site"] for post in added} == {f"127.0.0.1-{port}-hot"}
+
+
+def test_each_sites_summary_counts_every_post_of_that_site(demo: dict) -> None:
+    """A site's line is written when its last page and its last post are done: the pipelines'
+    counts (new, dates, dropped) of its last page are in it."""
+    [first, second] = sorted((demo["out"] / "runs").iterdir())
+    sites = {s["site"]: s for s in json.loads((first / "summary.json").read_text("utf-8"))["sites"]}
+    per_site: dict[str, int] = {}
+    for post in demo["after_first"]:
+        per_site[post["site"]] = per_site.get(post["site"], 0) + 1
+    assert {name: site["new"] for name, site in sites.items()} == per_site
+    again = json.loads((second / "summary.json").read_text("utf-8"))["sites"]
+    assert [site["new"] + site["changed"] for site in again] == [0] * len(LAYOUTS)

@@ -28,7 +28,7 @@ from faultserver import (
     list_page,
     start_crawl,
 )
-from scrapy.http import HtmlResponse
+from scrapy.http import HtmlResponse, XmlResponse
 from scrapy.settings import Settings
 
 from crawler.layouts.cards import CardsLayout
@@ -398,3 +398,14 @@ def test_an_unsafe_run_id_is_refused_before_the_crawl(serve, tmp_path: Path) -> 
                         output=output)  # fmt: skip
     assert result.returncode == EXIT_USAGE and server.connections == 0
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("stray", ["<:", "<a:1>x</a:1>", "<:b>x</:b>"])
+def test_stray_prefixed_markup_does_not_break_the_feed_parser(stray: str) -> None:
+    """The XML parser's recovery can make elements named ":" or "a:1": not a crash."""
+    from crawler.layouts.feed import FeedLayout
+
+    body = f"<rss><channel><item><title>T</title><link>https://x.cn/p/1</link>{stray}</item>"
+    response = XmlResponse(url="https://x.cn/feed", body=(body + "</channel></rss>").encode())
+    site = SiteConfig(name="x", layout="feed", url="https://x.cn/feed")
+    assert [item["title"] for item in FeedLayout.extract(response, site)] == ["T"]

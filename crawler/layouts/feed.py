@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from contextlib import suppress
 from functools import lru_cache
 
 from lxml import etree
@@ -37,8 +38,10 @@ def feed_document(response: Response) -> Selector:
     feed = Selector(text=response.text, type="xml")
     feed.remove_namespaces()
     # A prefix the template forgot to declare stays in the name ("dc:creator"): drop it too.
+    # What the parser's recovery made of stray markup ("<:", "<a:1>") is no name to keep.
     for element in feed.xpath("//*[contains(name(), ':')]"):
-        element.root.tag = element.root.tag.rpartition(":")[2]
+        with suppress(ValueError):
+            element.root.tag = element.root.tag.rpartition(":")[2]
     return feed
 
 

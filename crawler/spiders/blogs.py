@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, ClassVar
 
 import scrapy
+from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
@@ -77,6 +78,8 @@ class BlogSpider(scrapy.Spider):
                 for host in loopback:
                     slots.setdefault(host, {"delay": 0, "concurrency": concurrency})
                 settings.set("DOWNLOAD_SLOTS", slots, priority="spider")
+        for signal in (signals.item_scraped, signals.item_dropped, signals.item_error):
+            crawler.signals.connect(spider.item_done, signal=signal)
         return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
@@ -141,6 +144,7 @@ class BlogSpider(scrapy.Spider):
         if not items:
             count(crawler, run.name, "layout/empty_list_pages")
             logger.warning("no posts found on %s (layout %s)", response.url, layout.name)
+        run.items_pending += len(items)
         yield from items
         yield from self.follow(run, response, next_urls)
 
@@ -183,9 +187,20 @@ class BlogSpider(scrapy.Spider):
         self.answered(self.site_runs[request.meta["site"]])
 
     def answered(self, run: SiteRun) -> None:
-        """One list-page request of ``run`` is done; the site is done when none is left."""
+        """One list-page request of ``run`` is done (its posts are counted as pending)."""
         run.pending -= 1
-        if run.pending == 0 and run.reason is None:
+        self._close_if_done(run)
+
+    def item_done(self, item: Any, **kwargs: Any) -> None:
+        """A post read by this spider went through the pipelines (kept, dropped or failed)."""
+        run = self.site_runs.get(item.get("site", "")) if isinstance(item, PostItem) else None
+        if run is not None and not item.get("replayed"):  # replayed posts were never pending
+            run.items_pending -= 1
+            self._close_if_done(run)
+
+    def _close_if_done(self, run: SiteRun) -> None:
+        """A site is done when no list page is awaited and its posts have been counted."""
+        if run.pending == 0 and run.items_pending == 0 and run.reason is None:
             self._close_site(run, "finished")
 
     def _close_site(self, run: SiteRun, reason: str) -> None:
