@@ -53,10 +53,12 @@ def test_detect_names_the_layout_of_each_saved_page(case) -> None:
 
 
 def test_evidence_names_selectors_and_the_first_title() -> None:
-    case = next(c for c in CASES if c.name == "hexo/index-1")
+    # NexT 7.7.1 (Gemini): five posts, the first a sticky one.
+    case = next(c for c in CASES if c.name == "hexo/next771-gemini-2026")
     match = detect(case.response())[0]
     first = run_case(case)[0]
     assert match.first_title == first["title"] and match.first_url == first["url"]
+    assert match.first_title == "ClawdBot（OpenClaw）试用记录"
     assert match.signature["a.post-title-link"] == 5
     assert match.score == (len(match.matched_selectors), 5)
 

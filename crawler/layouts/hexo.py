@@ -19,21 +19,21 @@ class HexoLayout(Layout):
     """Reads the index pages of the Hexo NexT theme.
 
     A post is ``div.post-block > article.post-content`` (NexT 8.0.1 and later: the div also
-    holds the gallery), ``article.post-block`` (NexT 8.0.0) or ``article.post`` (NexT 5 to 7;
-    from 5.1.2 it wraps a ``div.post-block``); only the article is taken, so each post is read
-    once, in page order. In it: title link ``a.post-title-link``; ``time[datetime]``
-    (``moment().format()``: ISO 8601 with offset, so second precision) of
-    ``itemprop=dateCreated`` in ``.post-meta``; categories as ``[itemprop=about]
-    [itemprop=name]``; the excerpt in ``div.post-body``; the author in the hidden schema.org
-    ``[itemprop=author] meta[itemprop=name]``. The index shows no tags; view and comment counts
-    are filled in by JavaScript (LeanCloud, Valine, busuanzi).
+    holds the gallery), ``article.post-block`` (later NexT 7, as 7.7, and 8.0.0) or
+    ``article.post`` (NexT 5 and early 7, as 7.1; from 5.1.2 it wraps a ``div.post-block``);
+    only the article is taken, so each post is read once, in page order. In it: title link
+    ``a.post-title-link``; ``time[datetime]`` (``moment().format()``: ISO 8601 with offset, so
+    second precision) of ``itemprop=dateCreated`` in ``.post-meta``; categories as
+    ``[itemprop=about] [itemprop=name]``; the excerpt in ``div.post-body``; the author in the
+    hidden schema.org ``[itemprop=author] meta[itemprop=name]``. The index shows no tags; view
+    and comment counts are filled in by JavaScript (LeanCloud, Valine, busuanzi).
     A sticky post carries ``span.post-sticky-flag`` (an icon) and is listed once, first.
     Paging: Hexo's paginator ``nav.pagination a.extend.next[rel=next]`` to ``/page/N/``.
     Checked against next-theme/hexo-theme-next (layout/_macro/post.njk, layout/index.njk,
     layout/_partials/post/post-meta.njk, layout/_partials/pagination.njk,
     scripts/helpers/next-paginator.js; post.njk at v8.0.0, v8.0.1, v8.18.0 and v8.29.0),
     hexojs/hexo (lib/plugins/helper/paginator.ts), iissnan/hexo-theme-next
-    (layout/_macro/post.swig) and sites generated with NexT 7.1, 7.8 and 8.18 (Pisces).
+    (layout/_macro/post.swig) and sites generated with NexT 5.1.2, 7.1, 7.7, 7.8, 8.3 and 8.18.
     """
 
     name = "hexo"
