@@ -59,7 +59,7 @@ class PostRowsExporter(BaseItemExporter):
         """The exported field names: ``fields_to_export``, else the item's own."""
         fields = self.fields_to_export
         if fields is None:
-            return list(ItemAdapter(item).field_names() or ItemAdapter(item).keys())
+            return list(ItemAdapter(item).field_names())  # a dict's: its keys
         return list(fields)
 
     def value_serializer(self, meta: Mapping[str, Any]) -> Serializer | None:

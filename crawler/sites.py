@@ -20,7 +20,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from scrapy.settings import BaseSettings
-from scrapy.spiderloader import get_spider_loader
 
 # Names become file and folder names under output/: no "/", no "..", no leading dot.
 SITE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
@@ -159,31 +158,24 @@ def load_registry(
 
 
 @lru_cache(maxsize=8)
-def _registry(path: str, layouts: tuple[str, ...] | None) -> dict[str, SiteConfig]:
+def _registry(path: str) -> dict[str, SiteConfig]:
+    # Imported here: the layouts module uses SiteConfig from this one.
+    from crawler.layouts import layouts
+
     source, text = read_registry_file(path)
-    return load_registry(text, source=source, layouts=layouts)
-
-
-def layout_spider_names(settings: BaseSettings) -> list[str]:
-    """The project's layout spiders (``scrapy crawl NAME``) by the spider loader; a spider that
-    reads no layout of its own (an abstract base, a helper) is not one."""
-    loader = get_spider_loader(settings)
-    return sorted(
-        name for name in loader.list() if getattr(loader.load(name), "layout_name", None) == name
-    )
+    return load_registry(text, source=source, layouts=tuple(layouts()))
 
 
 def registry(settings: BaseSettings | None = None) -> dict[str, SiteConfig]:
     """The sites of the registry file named by the ``SITE_REGISTRY`` setting, parsed once.
 
-    Empty or without settings: the packaged ``sites.toml``. With settings, each entry's layout
-    must also be one of :func:`layout_spider_names`. A file that cannot be read or used, or an
-    entry that is invalid, raises :class:`SiteError` naming the file (and the entry or line).
+    Empty or without settings: the packaged ``sites.toml``. Each entry's layout must be one of
+    the project's layouts (each is a ``scrapy crawl`` spider). A file that cannot be read or
+    used, or an entry that is invalid, raises :class:`SiteError` naming the file (and the entry
+    or line).
     """
-    if settings is None:
-        return _registry("", None)
-    layouts = tuple(layout_spider_names(settings))
-    return _registry(settings.get("SITE_REGISTRY") or "", layouts)
+    path = settings.get("SITE_REGISTRY") if settings is not None else None
+    return _registry(path or "")
 
 
 def name_from_url(url: str) -> str:

@@ -20,7 +20,7 @@ from scrapy.settings import Settings
 from scrapy.utils.project import get_project_settings
 
 from crawler.samples.server import LAYOUTS
-from crawler.sites import SiteError, layout_spider_names, load_registry, registry
+from crawler.sites import SiteError, load_registry, registry
 from crawler.summary import EXIT_USAGE
 
 SIX = ["cards", "cnblogs", "feed", "hexo", "hux", "wordpress"]
@@ -73,10 +73,6 @@ def test_an_unknown_layout_names_the_entry_and_the_known_layouts(tmp_path: Path)
     message = str(error.value)
     assert message.startswith(f"{path}: registry entry [sites.a] is invalid: layout 'cnblgs'")
     assert f"(known: {', '.join(SIX)})" in message
-
-
-def test_known_layouts_are_the_spider_loaders_layout_spiders() -> None:
-    assert layout_spider_names(get_project_settings()) == SIX
 
 
 @pytest.mark.parametrize(

@@ -36,6 +36,11 @@ from crawler.summary import (
 SAMPLE_PORT_BASE = 18401
 
 
+def sample_name(layout: str) -> str:
+    """The site name of a layout's bundled sample in ``crawlall --sample``."""
+    return f"sample-{layout}"
+
+
 class RegistrySpider(BlogSpider):
     """Every site of a ``crawlall`` run, of any layout, in one crawler (so Scrapy's download
     slots hold the politeness limits per host across all of them). Not a ``scrapy crawl``
@@ -88,7 +93,7 @@ class Command(ScrapyCommand):
         except OutputDirError as exc:
             refuse(str(exc))
         if opts.sample:
-            names = [f"sample-{layout}" for layout in LAYOUTS]
+            names = [sample_name(layout) for layout in LAYOUTS]
         else:
             try:
                 self.registry_sites = registry(self.settings)
@@ -117,7 +122,7 @@ class Command(ScrapyCommand):
                         " set another first port with -s SAMPLE_PORT_BASE=N"
                     )
                 stack.callback(server.stop)
-                sites.append(SiteConfig(name=f"sample-{layout}", layout=layout, url=server.url()))
+                sites.append(SiteConfig(name=sample_name(layout), layout=layout, url=server.url()))
         else:
             sites = list(self.registry_sites.values())
         return [site for site in sites if not opts.site or site.name in opts.site]
@@ -128,6 +133,7 @@ class Command(ScrapyCommand):
         run = new_run_id()
         summaries: list[SiteSummary] = []
         sites: list[SiteConfig] = []
+        interrupted = False
         try:
             with RunLock(output_dir(settings) / ".lock"), ExitStack() as stack:
                 try:
@@ -139,9 +145,9 @@ class Command(ScrapyCommand):
                     self.crawler_process.crawl(crawler, sites=sites, full=opts.full)
                     self.crawler_process.start()
                     summaries = list(getattr(crawler, "site_summaries", []))
-                    interrupted = any(s.finish_reason == "shutdown" for s in summaries)
                 except KeyboardInterrupt:
                     interrupted = True  # Ctrl-C before the crawl's own handlers were in place
+                # A signal during the crawl: its sites' finish reason gives EXIT_INTERRUPTED.
                 status = exit_status(summaries)
                 if interrupted or (not summaries and not self.crawler_process.bootstrap_failed):
                     # Stopped before (or while) the sites were crawled: partial, whatever it

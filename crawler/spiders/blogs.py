@@ -84,16 +84,19 @@ class BlogSpider(scrapy.Spider):
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for run in self.site_runs.values():
-            request = self.list_request(run, run.config.url)
-            if request is not None:
-                yield request
+            if self._first_time(run, run.config.url):
+                yield self.list_request(run, run.config.url)
 
-    def list_request(self, run: SiteRun, url: str) -> scrapy.Request | None:
-        """A request for a list page of ``run``'s site; None if this run asked for it already."""
+    def _first_time(self, run: SiteRun, url: str) -> bool:
+        """True the first time this run meets ``url`` as a list page of ``run``'s site."""
         key = (run.name, canonicalize_url(url))  # as Scrapy's duplicate filter: no fragment
         if key in self._read:
-            return None
+            return False
         self._read.add(key)
+        return True
+
+    def list_request(self, run: SiteRun, url: str) -> scrapy.Request:
+        """A request for a list page of ``run``'s site, counted as pending for it."""
         run.pages_requested += 1
         run.pending += 1
         # AutoThrottle must not slow down a loopback host's slot (see from_crawler).
@@ -102,7 +105,7 @@ class BlogSpider(scrapy.Spider):
             url,
             callback=self.parse,
             errback=self.request_failed,
-            dont_filter=True,  # already filtered above, per run
+            dont_filter=True,  # filtered per run by _first_time
             meta={"site": run.name, "list_page": True, "autothrottle_dont_adjust_delay": fast},
         )
 
@@ -157,7 +160,7 @@ class BlogSpider(scrapy.Spider):
                 count(self.crawler, run.name, "layout/offsite_links_skipped")
                 logger.info("not following %s from %s: outside %s", url, response.url, run.root)
                 continue
-            if (run.name, canonicalize_url(url)) in self._read:
+            if not self._first_time(run, url):
                 continue
             if run.pages_requested >= run.config.max_pages:
                 run.cut_short = True
@@ -167,9 +170,7 @@ class BlogSpider(scrapy.Spider):
                     run.config.max_pages, run.name, url, response.url,
                 )  # fmt: skip
                 continue
-            request = self.list_request(run, url)
-            if request is not None:
-                yield request
+            yield self.list_request(run, url)
 
     def request_failed(self, failure: Failure) -> None:
         """Count and log a request that failed for good (after retries), with its URL."""
