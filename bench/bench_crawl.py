@@ -17,7 +17,11 @@ outputs must hold the same posts (same URLs); other field differences are counte
 per layout, the medians, the CPU ratio project/bare (target ≤ 1.4×), pages/s, posts/s and
 peak RSS, and the size of the project's SQLite store.
 
-Options: ``--scale`` also crawls 1× and 4× the pages with the project's spider and prints the
+Options: ``--posts`` serves every post's own page too and compares the project as it runs by
+default (post pages followed) with the bare spider following them (``-a posts=1``): CPU ratio
+(target ≤ 1.3×), pages/s and the CPU one post page adds (without ``--posts`` the project runs
+with ``-a content=0``: list pages only); ``--extract`` times each way of reading a post page
+(µs); ``--scale`` also crawls 1× and 4× the pages with the project's spider and prints the
 peak RSS ratio (target ≤ 1.3×); ``--store`` times ``SQLiteStore.seen`` on a million posts;
 ``--profile`` runs the project's and the bare crawl of a layout under cProfile and prints
 where the time goes, side by side.
@@ -36,7 +40,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,7 +50,7 @@ PROJECT = BENCH.parent
 sys.path.insert(0, str(PROJECT))  # run as a script from anywhere
 sys.path.insert(0, str(BENCH))
 
-from synthetic import LAYOUTS, build_site, list_pages  # noqa: E402
+from synthetic import LAYOUTS, build_site, list_pages, page_kind, post_pages  # noqa: E402
 
 from crawler import settings as project_settings  # noqa: E402
 from crawler.samples.server import SiteServer  # noqa: E402
@@ -67,6 +71,15 @@ COMPARED_FIELDS = (
     "id", "title", "summary", "author", "published_at", "date_precision", "published_raw",
     "category", "tags", "views", "comments", "likes", "site", "layout",
 )  # fmt: skip
+
+
+class BenchServer(SiteServer):
+    """The sample server with a connection backlog for crawls that fetch post pages."""
+
+    # socketserver's default backlog (5) overflows when a crawl opens several connections at
+    # once (post pages): a dropped connection is retried by TCP after a second, which would
+    # count as the crawl's wall time.
+    request_queue_size = 128
 
 
 def _setting_value(value: Any) -> str:
@@ -92,7 +105,7 @@ def bare_settings() -> dict[str, str]:
 class Run:
     """One crawl in its own process and what it cost."""
 
-    kind: str  # "project" or "bare"
+    kind: str  # "project", "bare", "project-lists" or "bare-lists"
     layout: str
     pages: int  # list pages fetched (server hits, robots.txt not counted)
     posts: list[dict[str, Any]]
@@ -102,10 +115,17 @@ class Run:
     wall: float
     rss_mb: float  # the child's own peak RSS
     store_bytes: int | None = None
+    post_pages: int = 0  # post pages fetched
+    extra_pages: int = 0  # further pages of posts fetched (cnblogs' category/tag endpoint)
+
+    @property
+    def documents(self) -> int:
+        """Every page fetched: list, post and extra pages."""
+        return self.pages + self.post_pages + self.extra_pages
 
     @property
     def pages_per_s(self) -> float:
-        return self.pages / self.wall if self.wall else 0.0
+        return self.documents / self.wall if self.wall else 0.0
 
     @property
     def posts_per_s(self) -> float:
@@ -152,18 +172,29 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in file if line.strip()]
 
 
+def content_argument() -> bool:
+    """Whether the project's spiders take ``-a content=0`` (stay on list pages)."""
+    from crawler.arguments import SpiderArguments
+
+    return "content" in SpiderArguments.model_fields
+
+
 def crawl_project(
     layout: str, server: SiteServer, pages: int, work: Path, extra: Sequence[str] = (),
-    settings: Sequence[str] = (),
+    settings: Sequence[str] = (), posts: bool = False,
 ) -> Run:  # fmt: skip
     """The project's spider, as a normal ``scrapy crawl`` with a fresh OUTPUT_DIR (and
-    ``settings``, ``NAME=VALUE`` each, to measure what a component costs)."""
+    ``settings``, ``NAME=VALUE`` each, to measure what a component costs). With ``posts``, as
+    it runs by default (post pages followed); without, with ``-a content=0``: list pages only
+    (a project without that argument reads list pages only anyway)."""
     work.mkdir(parents=True, exist_ok=True)
     out, output_dir = work / "project.jsonl", work / "output"
     command = [
         PYTHON, *extra, "-m", "scrapy", "crawl", layout, "-a", f"url={server.url()}",
         "-O", str(out), "-s", f"OUTPUT_DIR={output_dir}",
     ]  # fmt: skip
+    if not posts and content_argument():
+        command[command.index("-O") : command.index("-O")] = ["-a", "content=0"]
     for setting in settings:
         command += ["-s", setting]
     if pages > DEFAULT_MAX_PAGES:
@@ -173,38 +204,53 @@ def crawl_project(
     store = output_dir / "posts.sqlite"
     store_bytes = sum(p.stat().st_size for p in output_dir.glob("posts.sqlite*"))
     return Run(
-        "project", layout, _list_hits(server), read_jsonl(out), user + system, user, system,
-        wall, rss, store_bytes if store.exists() else None,
+        "project", layout, *_hits(server, "list"), read_jsonl(out), user + system, user, system,
+        wall, rss, store_bytes if store.exists() else None, *_hits(server, "post", "extra"),
     )  # fmt: skip
 
 
-def crawl_bare(layout: str, server: SiteServer, work: Path, extra: Sequence[str] = ()) -> Run:
-    """The bare spider, with ``scrapy runspider`` outside the project (no scrapy.cfg)."""
+def crawl_bare(
+    layout: str, server: SiteServer, work: Path, extra: Sequence[str] = (), posts: bool = False
+) -> Run:
+    """The bare spider, with ``scrapy runspider`` outside the project (no scrapy.cfg); with
+    ``posts``, following each post's page (``-a posts=1``)."""
     work.mkdir(parents=True, exist_ok=True)
     out = work / "bare.jsonl"
     command = [
         PYTHON, *extra, "-m", "scrapy", "runspider", str(BENCH / "bare_spiders.py"),
         "-a", f"layout={layout}", "-a", f"url={server.url()}",
-        "-a", f"site={name_from_url(server.url())}", "-O", str(out),
+        "-a", f"site={name_from_url(server.url())}", "-a", f"posts={int(posts)}",
+        "-O", str(out),
     ]  # fmt: skip
     for name, value in bare_settings().items():
         command += ["-s", f"{name}={value}"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
     server.hits.clear()
     user, system, wall, rss = run_child(command, work, work / "bare.log", env)
-    return Run("bare", layout, _list_hits(server), read_jsonl(out), user + system, user, system,
-               wall, rss)  # fmt: skip
+    return Run(
+        "bare", layout, *_hits(server, "list"), read_jsonl(out), user + system, user, system,
+        wall, rss, None, *_hits(server, "post", "extra"),
+    )  # fmt: skip
 
 
-def _list_hits(server: SiteServer) -> int:
-    return sum(1 for path in server.hits if not path.startswith("/robots.txt"))
+def _hits(server: SiteServer, *kinds: str) -> list[int]:
+    """Requests the server answered, robots.txt left out, per kind of page (in ``kinds``
+    order): ``list``, ``post``, ``extra`` (see ``synthetic.page_kind``)."""
+    paths = [path for path in server.hits if not path.startswith("/robots.txt")]
+    return [sum(1 for path in paths if page_kind(path) == kind) for kind in kinds]
 
 
 # ---- comparing outputs --------------------------------------------------------------------
 
 
-def compare(project: Run, bare: Run) -> tuple[bool, dict[str, int]]:
-    """Same posts (same URLs, each once)? And per field, how many posts differ."""
+# With post pages the project adds the page's tags and categories; the bare spider does not.
+POST_PAGE_FIELDS = ("tags", "category")
+
+
+def compare(project: Run, bare: Run, posts: bool = False) -> tuple[bool, dict[str, int]]:
+    """Same posts (same URLs, each once)? And per field, how many posts differ (with
+    ``posts``, the fields post pages add are left out, and ``content`` is counted where one
+    side has a body and the other none)."""
     mine = {p["url"]: p for p in project.posts}
     theirs = {p["url"]: p for p in bare.posts}
     same = (
@@ -212,10 +258,13 @@ def compare(project: Run, bare: Run) -> tuple[bool, dict[str, int]]:
         and mine.keys() == theirs.keys()
     )
     differences: dict[str, int] = defaultdict(int)
+    fields = [f for f in COMPARED_FIELDS if not (posts and f in POST_PAGE_FIELDS)]
     for url in mine.keys() & theirs.keys():
-        for name in COMPARED_FIELDS:
+        for name in fields:
             if mine[url].get(name) != theirs[url].get(name):
                 differences[name] += 1
+        if posts and bool(mine[url].get("content")) != bool(theirs[url].get("content")):
+            differences["content (one side empty)"] += 1
     return same, dict(differences)
 
 
@@ -232,6 +281,10 @@ class LayoutResult:
     bare: list[Run] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     differences: dict[str, int] = field(default_factory=dict)
+    post_pages: int = 0  # post pages the site serves (0: a list-only comparison)
+    # With post pages: the same crawls list-only, for the CPU a post page adds.
+    project_lists: list[Run] = field(default_factory=list)
+    bare_lists: list[Run] = field(default_factory=list)
 
 
 def median(runs: Iterable[Run], attribute: str) -> float:
@@ -276,58 +329,150 @@ def print_table(results: list[LayoutResult]) -> None:
     print()
 
 
+def _per_post_page(runs: list[Run], lists: list[Run], post_pages: int) -> str:
+    """ms of CPU a post page adds: the crawls' median CPU minus their list-only crawls', per
+    post page; ``n/a`` when a list-only crawl read post pages (it did not stay on lists)."""
+    if any(run.post_pages for run in lists):
+        return "n/a"
+    return f"{(median(runs, 'cpu') - median(lists, 'cpu')) / post_pages * 1e3:.2f}"
+
+
+def print_posts_table(results: list[LayoutResult]) -> None:
+    """The comparison with post pages: CPU ratio (target ≤ 1.3×), documents per second, and
+    (with the list-only rounds) the CPU one post page adds to each crawl."""
+    header = (
+        f"{'layout':8} {'lists':>5} {'posts':>5} {'extra':>5} | {'CPU s proj':>10} {'bare':>6}"
+        f" {'ratio':>6} | {'wall s proj':>11} {'bare':>5} | {'pages/s proj':>12} {'bare':>5} |"
+        f" {'RSS MB proj':>11} {'bare':>5} | {'ms CPU/post page proj':>21} {'bare':>5}"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        p, b = r.project, r.bare
+        ratio = median(p, "cpu") / median(b, "cpu")
+        per_page = ""
+        if r.project_lists and r.post_pages:
+            costs = [_per_post_page(p, r.project_lists, r.post_pages),
+                     _per_post_page(b, r.bare_lists, r.post_pages)]  # fmt: skip
+            per_page = f"{costs[0]:>21} {costs[1]:>5}"
+        print(
+            f"{r.layout:8} {r.pages:5d} {median(p, 'post_pages'):5.0f}"
+            f" {median(p, 'extra_pages'):5.0f} |"
+            f" {median(p, 'cpu'):10.2f} {median(b, 'cpu'):6.2f} {ratio:5.2f}× |"
+            f" {median(p, 'wall'):11.2f} {median(b, 'wall'):5.2f} |"
+            f" {median(p, 'pages_per_s'):12.0f} {median(b, 'pages_per_s'):5.0f} |"
+            f" {median(p, 'rss_mb'):11.0f} {median(b, 'rss_mb'):5.0f} | {per_page}"
+        )
+    print(
+        "\n(pages/s: list + post + extra pages per wall second; ms CPU/post page: the crawl's CPU"
+        " minus its list-only crawl's, per post page, medians; target: ratio ≤ 1.3×)\n"
+    )
+    for r in results:
+        cpu_p = ", ".join(f"{run.cpu:.2f}" for run in r.project)
+        cpu_b = ", ".join(f"{run.cpu:.2f}" for run in r.bare)
+        best = min(run.cpu for run in r.project) / min(run.cpu for run in r.bare)
+        print(
+            f"{r.layout}: CPU s per run: project [{cpu_p}]; bare [{cpu_b}]; ratio of the fastest"
+            f" runs {best:.2f}×"
+        )
+        if r.project_lists:
+            lists_p = ", ".join(f"{run.cpu:.2f}" for run in r.project_lists)
+            lists_b = ", ".join(f"{run.cpu:.2f}" for run in r.bare_lists)
+            print(f"{r.layout}: list pages only, CPU s per run: project [{lists_p}];"
+                  f" bare [{lists_b}]")  # fmt: skip
+        budget = median(r.bare, "cpu") * 0.3 / max(1, r.post_pages) * 1e3
+        print(
+            f"{r.layout}: at 1.3× the project may spend {budget:.2f} ms of CPU per post page"
+            " more than the bare spider (list pages, start-up and exports included)"
+        )
+        with_content = [sum(1 for post in run.posts if post.get("content")) for run in r.project]
+        print(f"{r.layout}: posts with content: project {min(with_content)}, bare"
+              f" {min(sum(1 for post in run.posts if post.get('content')) for run in r.bare)}"
+              f" (of {len(r.project[0].posts)})")  # fmt: skip
+        if r.differences:
+            print(f"{r.layout}: posts whose fields differ (project vs bare): {r.differences}")
+        for problem in r.problems:
+            print(f"{r.layout}: PROBLEM: {problem}")
+    print()
+
+
 def bench_layout(
-    layout: str, pages: int, runs: int, work: Path, feed_mode: str, settings: Sequence[str] = ()
-) -> LayoutResult:
-    """``runs`` project and bare crawls of one synthetic site, alternating, fresh processes."""
-    site = build_site(layout, pages, feed_mode)
-    result = LayoutResult(layout, list_pages(site))
-    server = SiteServer(site).start()
+    layout: str, pages: int, runs: int, work: Path, feed_mode: str, settings: Sequence[str] = (),
+    posts: bool = False, marginal: bool = True,
+) -> LayoutResult:  # fmt: skip
+    """``runs`` project and bare crawls of one synthetic site, alternating, fresh processes.
+
+    With ``posts``: the site serves every post's page, the project runs as by default and the
+    bare spider follows post pages too; with ``marginal``, each round also crawls the list
+    pages only, both ways, for the CPU one post page adds."""
+    site = build_site(layout, pages, feed_mode, posts=posts)
+    result = LayoutResult(layout, list_pages(site), post_pages=post_pages(site))
+    kinds = ["project", "bare"]
+    if posts and marginal:
+        kinds += ["project-lists", "bare-lists"]
+    server = BenchServer(site).start()
     try:
         for i in range(runs):
-            order = ("project", "bare") if i % 2 == 0 else ("bare", "project")
+            order = kinds if i % 2 == 0 else kinds[::-1]
             pair: dict[str, Run] = {}
             for kind in order:
                 where = work / layout / f"{kind}-{i}"
-                if kind == "project":
-                    pair[kind] = crawl_project(layout, server, pages, where, settings=settings)
+                with_posts = posts and not kind.endswith("-lists")
+                if kind.startswith("project"):
+                    pair[kind] = crawl_project(
+                        layout, server, pages, where, settings=settings, posts=with_posts
+                    )
                 else:
-                    pair[kind] = crawl_bare(layout, server, where)
+                    pair[kind] = crawl_bare(layout, server, where, posts=with_posts)
                 run = pair[kind]
+                fetched = f"{run.pages}"
+                if run.post_pages or run.extra_pages:
+                    fetched = f"{run.pages} list + {run.post_pages} post + {run.extra_pages} extra"
                 print(
-                    f"  {layout:8} {kind:7} run {i + 1}: {run.cpu:6.2f} s CPU, {run.wall:6.2f} s"
-                    f" wall, {run.pages} pages, {len(run.posts)} posts, {run.rss_mb:.0f} MB",
+                    f"  {layout:8} {kind:13} run {i + 1}: {run.cpu:6.2f} s CPU, {run.wall:6.2f} s"
+                    f" wall, {fetched} pages, {len(run.posts)} posts, {run.rss_mb:.0f} MB",
                     flush=True,
                 )
             result.project.append(pair["project"])
             result.bare.append(pair["bare"])
-            same, differences = compare(pair["project"], pair["bare"])
+            if "project-lists" in pair:
+                result.project_lists.append(pair["project-lists"])
+                result.bare_lists.append(pair["bare-lists"])
+            same, differences = compare(pair["project"], pair["bare"], posts)
             if not same:
                 result.problems.append(
                     f"run {i + 1}: project {len(pair['project'].posts)} posts, bare "
                     f"{len(pair['bare'].posts)} posts, or different URLs"
                 )
             result.differences = differences
-            for run in pair.values():
+            for kind, run in pair.items():
                 if run.pages != result.pages:
-                    result.problems.append(f"run {i + 1}: {run.kind} fetched {run.pages} pages")
+                    result.problems.append(f"run {i + 1}: {kind} fetched {run.pages} list pages")
+                wanted = result.post_pages if posts and not kind.endswith("-lists") else 0
+                if run.post_pages != wanted:
+                    result.problems.append(
+                        f"run {i + 1}: {kind} fetched {run.post_pages} post pages, not {wanted}"
+                    )
     finally:
         server.stop()
     return result
 
 
-def bench_scale(layouts: Sequence[str], pages: int, work: Path, feed_mode: str) -> None:
-    """Peak RSS of the project's crawl on 1× and 4× the pages."""
+def bench_scale(
+    layouts: Sequence[str], pages: int, work: Path, feed_mode: str, posts: bool = False
+) -> None:
+    """Peak RSS of the project's crawl on 1× and 4× the pages (with ``posts``, post pages)."""
     print(f"Memory scaling of the project's spider ({pages} and {pages * 4} pages):")
     for layout in layouts:
         peaks = []
         for factor in (1, 4):
-            site = build_site(layout, pages * factor, feed_mode)
-            server = SiteServer(site).start()
+            site = build_site(layout, pages * factor, feed_mode, posts=posts)
+            server = BenchServer(site).start()
             try:
                 run = crawl_project(
-                    layout, server, pages * factor, work / "scale" / f"{layout}-{factor}"
-                )
+                    layout, server, pages * factor, work / "scale" / f"{layout}-{factor}",
+                    posts=posts,
+                )  # fmt: skip
             finally:
                 server.stop()
             peaks.append(run)
@@ -464,6 +609,101 @@ def bench_store(posts: int, lookups: int, work: Path) -> None:
     print()
 
 
+# ---- post extraction micro-benchmark ------------------------------------------------------
+
+
+def _extract_ways(layout: str) -> list[tuple[str, Callable[[Any], Any]]]:
+    """The ways of reading a post page of ``layout`` that ``bench_extract`` times."""
+    from bare_spiders import BODY_CSS, body_text, squash
+
+    from crawler.content import body_markdown, main_text
+    from crawler.layouts import body_selectors, get_layout
+
+    spec = get_layout(layout)
+    selectors, body_css = body_selectors(), BODY_CSS[layout]
+    ways: list[tuple[str, Callable[[Any], Any]]] = []
+    if hasattr(spec, "read_post"):
+        ways.append(("layout: read_post()", spec.read_post))
+    post_body = getattr(spec, "post_body", "")
+    if post_body:
+        chrome = tuple(getattr(spec, "post_chrome", ()))
+        ways.append((
+            f"layout: body_markdown({post_body!r})",
+            lambda r: body_markdown(r.css(post_body)[0], r.url, chrome),
+        ))  # fmt: skip
+    ways += [
+        ("fallback: main_text(every post_body)",
+         lambda r: main_text(r.selector, r.url, selectors)),
+        ("fallback: main_text(trafilatura only)", lambda r: main_text(r.selector, r.url, ())),
+        (f"bare: {body_css!r} string() (the bare spider)", lambda r: body_text(r, layout)),
+        (f"bare: '{body_css} ::text' joined",
+         lambda r: squash(" ".join(r.css(f"{body_css} ::text").getall()))),
+    ]  # fmt: skip
+    return ways
+
+
+def bench_extract(layouts: Sequence[str], samples: int, repeats: int) -> None:
+    """µs of CPU per synthetic post page for each way of reading its body (median of
+    ``samples`` pages × ``repeats``), on a page already parsed (the parse is timed apart):
+    the layout's path (``read_post`` when the layout has it, and ``body_markdown`` of its
+    ``post_body``), the fallback (``main_text``: every layout's ``post_body``, then
+    trafilatura), trafilatura alone, and the bare spider's one selector (its ``string()``, and
+    ``::text`` nodes joined for comparison)."""
+    import trafilatura  # noqa: F401 -- its import (about a second) is not an extraction's cost
+    from parsel import Selector
+    from scrapy.http import HtmlResponse
+
+    print(
+        f"Post extraction, µs of CPU per post page (median of {samples} pages × {repeats};"
+        " the page parsed beforehand, parsing timed apart):"
+    )
+    for layout in layouts:
+        site = build_site(layout, max(1, -(-samples // 10)), posts=True)
+        pages = sorted(
+            (site.origin + path, route.body)
+            for path, route in site.routes.items() if page_kind(path) == "post"
+        )[:samples]  # fmt: skip
+        size = statistics.median(len(body) for _, body in pages) / 1e3
+        print(f"  {layout} ({len(pages)} post pages, median {size:.1f} KB):")
+        parse: list[float] = []
+        for _ in range(repeats):
+            for _url, body in pages:
+                start = time.process_time_ns()
+                Selector(text=body.decode("utf-8"), type="html").css("title")
+                parse.append((time.process_time_ns() - start) / 1e3)
+        label = "parse (lxml, once a page, any reader)"
+        print(f"    {label:58} {statistics.median(parse):8.0f} µs")
+        for label, read in _extract_ways(layout):
+            times: list[float] = []
+            result: Any = None
+            for _ in range(repeats):
+                for url, body in pages:
+                    response = HtmlResponse(url, body=body, encoding="utf-8")
+                    _ = response.selector.root  # parsed outside the timing
+                    start = time.process_time_ns()
+                    result = read(response)
+                    times.append((time.process_time_ns() - start) / 1e3)
+            print(f"    {label:58} {statistics.median(times):8.0f} µs   {_describe(result)}")
+    print()
+
+
+def _describe(result: Any) -> str:
+    """What one reading gave, in a few words (the last page's)."""
+    if isinstance(result, str):
+        return f"{len(result)} characters of text"
+    if isinstance(result, tuple):  # main_text: (PostBody | None, method)
+        body, method = result
+        return f"by {method}: {len(body.markdown)} characters of Markdown" if body else "nothing"
+    fields = getattr(result, "fields", None)
+    if isinstance(fields, dict):  # PostPage
+        return (f"by {getattr(result, 'method', None)}: {len(fields.get('content') or '')}"
+                f" characters of Markdown, {fields.get('word_count')} words")  # fmt: skip
+    markdown = getattr(result, "markdown", None)
+    if markdown is not None:
+        return f"{len(markdown)} characters of Markdown, {result.word_count} words"
+    return type(result).__name__
+
+
 # ---- profile ------------------------------------------------------------------------------
 
 # Module path fragments -> group, first match wins.
@@ -483,6 +723,9 @@ PROFILE_GROUPS = (
     ("scrapy/extensions/feedexport.py", "exporters"),
     ("json/", "exporters"),
     ("csv", "exporters"),
+    ("crawler/content.py", "post content (Markdown)"),
+    ("html_to_markdown", "post content (Markdown)"),
+    ("trafilatura", "trafilatura (fallback)"),
     ("crawler/", "our pipelines, middlewares, extensions"),
     ("itemloaders", "itemloaders + itemadapter"),
     ("scrapy/loader", "itemloaders + itemadapter"),
@@ -522,6 +765,11 @@ PROFILE_PHASES = (
     ("    PostLoader.load_item", "crawler/loaders.py", "load_item"),
     ("  store.seen() (every post of a page)", "crawler/store.py", "seen"),
     ("  remember_page()", "crawler/store.py", "remember_page"),
+    ("spider: parse_post() of post pages", "crawler/spiders/blogs.py", "parse_post"),
+    ("  read_post()", "crawler/layouts/__init__.py", "read_post"),
+    ("    body_markdown()", "crawler/content.py", "body_markdown"),
+    ("    main_text() (fallback)", "crawler/content.py", "main_text"),
+    ("spider: parse_post_extra()", "crawler/spiders/blogs.py", "parse_post_extra"),
     ("HTML/XML parsing (create_root_node)", "parsel/selector.py", "create_root_node"),
     ("pipeline: validate", "crawler/pipelines/validate.py", "process_item"),
     ("pipeline: dates", "crawler/pipelines/dates.py", "process_item"),
@@ -606,20 +854,26 @@ def _profiled(path: Path) -> list[str]:
 
 
 def bench_profile(
-    pages: int, work: Path, output: Path | None, feed_mode: str, layout: str = "cnblogs"
-) -> None:
-    """The project's and the bare crawls of one layout under cProfile; prints the summary."""
+    pages: int, work: Path, output: Path | None, feed_mode: str, layout: str = "cnblogs",
+    posts: bool = False,
+) -> None:  # fmt: skip
+    """The project's and the bare crawls of one layout under cProfile (with ``posts``, both
+    reading post pages); prints the summary."""
     profile = output or work / f"{layout}.prof"
     bare_profile = profile.with_name(profile.stem + ".bare.prof")
-    site = build_site(layout, pages, feed_mode)
-    server = SiteServer(site).start()
+    site = build_site(layout, pages, feed_mode, posts=posts)
+    server = BenchServer(site).start()
     try:
-        run = crawl_project(layout, server, pages, work / "profile", _profiled(profile))
-        bare = crawl_bare(layout, server, work / "profile-bare", _profiled(bare_profile))
+        run = crawl_project(
+            layout, server, pages, work / "profile", _profiled(profile), posts=posts
+        )
+        bare = crawl_bare(
+            layout, server, work / "profile-bare", _profiled(bare_profile), posts=posts
+        )
     finally:
         server.stop()
     print(
-        f"Profile of `scrapy crawl {layout}` on {run.pages} pages, {len(run.posts)} posts:"
+        f"Profile of `scrapy crawl {layout}` on {run.documents} pages, {len(run.posts)} posts:"
         f" {run.cpu:.2f} s CPU under cProfile ({profile}); the bare spider: {bare.cpu:.2f} s"
         f" ({bare_profile})"
     )
@@ -646,8 +900,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile-out", type=Path, help="where to keep the .prof file")
     parser.add_argument(
         "--only", action="store_true",
-        help="skip the project/bare comparison (with --scale/--store/--profile)",
+        help="skip the project/bare comparison (with --scale/--store/--profile/--extract)",
     )  # fmt: skip
+    parser.add_argument(
+        "--posts", action="store_true",
+        help="sites with post pages: the project as it runs by default against the bare spider"
+        " following post pages (target ≤ 1.3×); without it, list pages only (content=0)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-marginal", dest="marginal", action="store_false",
+        help="with --posts: skip the list-only crawls that price one post page",
+    )  # fmt: skip
+    parser.add_argument(
+        "--extract", action="store_true", help="also the post extraction micro-benchmark"
+    )
+    parser.add_argument("--extract-pages", type=int, default=20, help="post pages (20)")
+    parser.add_argument("--extract-repeats", type=int, default=5, help="passes over them (5)")
     parser.add_argument("--keep", type=Path, help="keep outputs and logs in this folder")
     parser.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE",
@@ -665,21 +933,28 @@ def main(argv: list[str] | None = None) -> None:
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, work folder {work}\n")
         if not args.only:
             results = []
+            what = "list pages and their post pages" if args.posts else "list pages"
             for layout in layouts:
-                print(f"{layout}: {args.pages} pages, {args.runs} runs each", flush=True)
+                print(f"{layout}: {args.pages} {what}, {args.runs} runs each", flush=True)
                 results.append(
-                    bench_layout(layout, args.pages, args.runs, work, args.feed_mode, args.set)
-                )
+                    bench_layout(
+                        layout, args.pages, args.runs, work, args.feed_mode, args.set,
+                        args.posts, args.marginal,
+                    )
+                )  # fmt: skip
             print()
-            print_table(results)
+            (print_posts_table if args.posts else print_table)(results)
+        if args.extract:
+            bench_extract(layouts, args.extract_pages, args.extract_repeats)
         if args.scale:
-            bench_scale(layouts, args.pages, work, args.feed_mode)
+            bench_scale(layouts, args.pages, work, args.feed_mode, args.posts)
         if args.store:
             bench_store(args.store_posts, 10_000, work)
         if args.profile:
             bench_profile(
-                args.pages, work, args.profile_out, args.feed_mode, args.profile_layout
-            )
+                args.pages, work, args.profile_out, args.feed_mode, args.profile_layout,
+                args.posts,
+            )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import random
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -38,8 +40,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
+from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+from post_bodies import TAGS, PostContent, post_body
 
 from crawler.samples.server import Route, Site, SiteServer
 
@@ -407,10 +412,160 @@ def _cnblogs_url(page: int) -> str:
     return base if page == 1 else f"{base}default.html?page={page}"
 
 
-def cnblogs_site(pages: int, seed: int = 1) -> Site:
-    """A cnblogs blog: ``pages`` home pages of ten posts, plus a pinned post on page 1."""
-    posts = make_posts(pages * POSTS_PER_PAGE, seed, datetime(2026, 9, 29, 20, 12), (6, 40))
+CNBLOGS_BLOG_ID = 912345
+# The post page between the blog's header and sidebar (a markdown post; its code blocks as
+# highlight.js leaves them), from a real page of the SimpleMemory skin.
+CNBLOGS_POST = """		<div id="post_detail">
+    <!--done-->
+    <div id="topics">
+        <div class="post">
+            <h1 class = "postTitle">
+<a id="cb_post_title_url" class="postTitle2 vertical-middle" href="@@URL@@">
+    <span role="heading" aria-level="2">@@TITLE@@</span>
+</a>
+            </h1>
+            <div class="clear"></div>
+            <div class="postBody">
+<div id="cnblogs_post_body" class="blogpost-body cnblogs-markdown">
+@@BODY@@
+</div>
+<div id="MySignature" role="contentinfo">
+    <p>作者：RobinDevNotes，转载请注明出处。</p>
+</div>
+<div class="clear"></div>
+<div id="blog_post_info_block" role="contentinfo">
+    <div id="blog_post_info"></div>
+    <div class="clear"></div>
+    <div id="post_next_prev"></div>
+</div>
+            </div>
+            <div class="postDesc">posted @ 
+<span id="post-date" data-last-update-days="0.5" data-date-updated="@@UPDATED@@">@@DATE@@</span>&nbsp;
+<a href="https://www.cnblogs.com/RobinDevNotes/">RobinDevNotes</a>&nbsp;
+阅读(<span id="post_view_count">@@VIEWS@@</span>)&nbsp;
+评论(<span id="post_comment_count">@@COMMENTS@@</span>)&nbsp;
+<a href="https://www.cnblogs.com/RobinDevNotes/p/@@ID@@.md" target="_blank">MD</a>&nbsp;
+<a href="https://i.cnblogs.com/EditPosts.aspx?postid=@@ID@@" rel="nofollow">编辑</a>&nbsp;
+<a href="javascript:void(0)" onclick="AddToWz(@@ID@@);return false;">收藏</a>&nbsp;
+<a href="javascript:void(0)" onclick="reportManager.report({ currentUserId: '', targetType: 'blogPost', targetId: '@@ID@@', targetLink: '@@URL@@', title: '' })">举报</a>
+</div>
+        </div>
+    </div><!--end: topics 文章、评论容器-->
+</div>
+<script src="https://assets.cnblogs.com/scripts/highlight/11.9.0/highlight.min.js"></script>
+<script>markdown_highlight();</script>
+<script>
+    var allowComments = true, cb_blogId = 912345, cb_blogApp = 'RobinDevNotes', cb_blogUserGuid = '5b1d3e2a-8c7f-4e6b-9a1d-2f3c4b5a6d7e';
+    var cb_entryId = @@ID@@, cb_entryCreatedDate = '@@DATE@@', cb_postType = 1, cb_postTitle = '';
+    updatePostStats([cb_entryId], function(id, count) { $("#post_view_count").text(count.viewCount) }, function(id, count) { $("#post_comment_count").text(count.feedbackCount) });
+    zoomManager.apply("#cnblogs_post_body img:not(.code_img_closed):not(.code_img_opened)");
+</script>
+<a id="!comments"></a>
+<div id="blog-comments-placeholder"></div>
+<div id="comment_form" class="commentform">
+    <a name="commentform"></a>
+    <div id="divCommentShow"></div>
+    <div id="comment_nav">
+        <div class="comment-nav-right">
+            <span id="span_refresh_tips"></span><a href="#" onclick="return RefreshPage();">刷新页面</a><a href="#top">返回顶部</a>
+        </div>
+    </div>
+    <div id="comment_form_container"></div>
+    <div class="ad_text_commentbox" id="ad_text_under_commentbox"></div>
+    <div id="cnblogs_ch"></div>
+    <div id="opt_under_post"></div>
+    <div id="cnblogs_c1" class="under-post-card">
+        <div id='div-gpt-ad-1592365906576-0' style='width: 300px; height: 250px;'></div>
+    </div>
+    <div id="under_post_card1"></div>
+    <div id="under_post_card2"></div>
+    <div id="HistoryToday" class="under-post-card"></div>
+    <script type="text/javascript">
+        var commentManager = new blogCommentManager();
+        commentManager.renderComments(0);
+        fixPostBody();
+        window.footnoteTipManager.generateFootnoteTips();
+        window.tocManager.displayDisableTocTips = false;
+        window.tocManager.generateToc();
+        setTimeout(function() { countViews(cb_blogId, cb_entryId); }, 50);
+        deliverT2();
+        deliverC1C2();
+        loadNewsAndKb();
+        LoadPostCategoriesTags(cb_blogId, cb_entryId);
+        LoadPostInfoBlock(cb_blogId, cb_entryId, cb_blogApp, cb_blogUserGuid);
+        GetPrevNextPost(cb_entryId, cb_blogId, cb_entryCreatedDate, cb_postType);
+        loadOptUnderPost();
+        GetHistoryToday(cb_blogId, cb_blogApp, cb_entryCreatedDate);
+    </script>
+</div>
+"""
+
+
+def _cnblogs_post_page(post: Post) -> str:
+    """A post's own page: the blog's chrome around ``#cnblogs_post_body``."""
+    url = f"{CNBLOGS_ORIGIN}/{CNBLOGS_APP}/p/{post.number}"
+    updated = post.published + timedelta(hours=13, minutes=3)
+    image = (
+        f"https://img2024.cnblogs.com/blog/{CNBLOGS_BLOG_ID}/{post.published:%Y%m}/"
+        f"{CNBLOGS_BLOG_ID}-{post.published:%Y%m%d%H%M}00{post.number % 1000:03d}-{post.number}.png"
+    )
+    head = (
+        CNBLOGS_HEAD.replace("@@CANONICAL@@", url)
+        .replace(
+            "<title>RobinDevNotes - 博客园</title>",
+            f"<title>{esc(post.title)} - RobinDevNotes - 博客园</title>",
+        )
+        .replace(
+            'content="RobinDevNotes 的博客：分布式训练、推理部署与游戏引擎笔记"',
+            f'content="{esc(post.summary[:120])}"',
+        )
+    )
+    fields = {
+        "@@URL@@": url, "@@TITLE@@": esc(post.title), "@@ID@@": str(post.number),
+        "@@DATE@@": f"{post.published:%Y-%m-%d %H:%M}", "@@UPDATED@@": f"{updated:%Y-%m-%d %H:%M}",
+        "@@VIEWS@@": str(post.views), "@@COMMENTS@@": str(post.comments),
+    }  # fmt: skip
+    middle = CNBLOGS_POST
+    for key, value in fields.items():
+        middle = middle.replace(key, value)
+    before, after = middle.split("@@BODY@@")
+
+    def render(content: PostContent) -> bytes:
+        return (head + before + content.html + after + CNBLOGS_FOOT).encode()
+
+    _, page = post_body(Writer(post.number), post.number, "hljs", "python", image, render)
+    return page.decode()
+
+
+def _cnblogs_categories_tags(post: Post) -> str:
+    """What ``/<app>/ajax/CategoriesTags.aspx`` answers for a post: two small divs."""
+    rng = random.Random(post.number)
+    tags = "".join(
+        f'<a href="https://www.cnblogs.com/RobinDevNotes/tag/{quote(tag)}/">{esc(tag)}</a>'
+        for tag in rng.sample(TAGS, rng.randint(1, 3))
+    )
+    return (
+        '<div id="BlogPostCategory">\n    分类: \n            <a href="https://www.cnblogs.com/'
+        f'RobinDevNotes/category/{post.number % 97}.html" target="_blank">{esc(post.category)}</a>'
+        f'</div>\n\n<div id="EntryTag">\n    标签: \n            {tags}</div>\n'
+    )
+
+
+def _cnblogs_post_routes(posts: list[Post]) -> dict[str, Route]:
     routes: dict[str, Route] = {}
+    for post in posts:
+        base = f"/{CNBLOGS_APP}"
+        routes[f"{base}/p/{post.number}"] = Route(_cnblogs_post_page(post).encode(), HTML)
+        ajax = f"{base}/ajax/CategoriesTags.aspx?blogId={CNBLOGS_BLOG_ID}&postId={post.number}"
+        routes[ajax] = Route(_cnblogs_categories_tags(post).encode(), HTML)
+    return routes
+
+
+def cnblogs_site(pages: int, seed: int = 1, posts_pages: bool = False) -> Site:
+    """A cnblogs blog: ``pages`` home pages of ten posts, plus a pinned post on page 1; with
+    ``posts_pages``, every post's page and its category/tag endpoint too."""
+    posts = make_posts(pages * POSTS_PER_PAGE, seed, datetime(2026, 9, 29, 20, 12), (6, 40))
+    routes: dict[str, Route] = _cnblogs_post_routes(posts) if posts_pages else {}
     chunks = pages_of(posts)
     # The pinned post is a post of page 2 (page 1 if there is only one), shown first on page 1.
     pinned = (chunks[1] if len(chunks) > 1 else chunks[0])[0]
@@ -672,10 +827,150 @@ def _hux_pager(page: int, last: int) -> str:
     return '\n<!-- Pager -->\n\n<ul class="pager">\n' + "\n".join(items) + "\n</ul>\n"
 
 
-def hux_site(pages: int, seed: int = 2) -> Site:
-    """A Hux Blog index: ``/`` then ``/page2/`` … (linked directly, no redirects)."""
+# A post page of Hux Blog (_layouts/post.html): the header with the tags, then the article;
+# the body is rendered into div.post-container, with the pager and the comment box after it.
+HUX_POST = """<!-- Post Header -->
+<style type="text/css">
+    header.intro-header{
+        position: relative;
+        background-image: url('/img/post-bg-infra.jpg');
+        background: ;
+    }
+</style>
+<header class="intro-header" >
+    <div class="header-mask"></div>
+    <div class="container">
+        <div class="row">
+            <div class="col-lg-8 col-lg-offset-2 col-md-10 col-md-offset-1">
+                <div class="post-heading">
+                    <div class="tags">
+@@TAGS@@
+                    </div>
+                    <h1>@@TITLE@@</h1>
+                    <h2 class="subheading">@@SUBTITLE@@</h2>
+                    <span class="meta">Posted by 无限可能的想象力 on @@DATE@@</span>
+                </div>
+            </div>
+        </div>
+    </div>
+</header>
+
+<!-- Post Content -->
+<article>
+    <div class="container">
+        <div class="row">
+
+    <!-- Post Container -->
+            <div class="
+                col-lg-8 col-lg-offset-2
+                col-md-10 col-md-offset-1
+                post-container">
+
+                <!-- Multi-Lingual -->
+@@BODY@@
+
+                <hr style="visibility: hidden;">
+                <ul class="pager">
+                    <li class="previous">
+                        <a href="/2026/06/28/post-19690001/" data-toggle="tooltip" data-placement="top" title="上一篇">
+                        Previous<br>
+                        <span>上一篇</span>
+                        </a>
+                    </li>
+                    <li class="next">
+                        <a href="/2026/07/09/post-19710001/" data-toggle="tooltip" data-placement="top" title="下一篇">
+                        Next<br>
+                        <span>下一篇</span>
+                        </a>
+                    </li>
+                </ul>
+                <hr style="visibility: hidden;">
+
+                <!-- disqus 评论框 start -->
+                <div class="comment">
+                    <div id="disqus_thread" class="disqus-thread"></div>
+                </div>
+                <!-- disqus 评论框 end -->
+            </div>
+
+    <!-- Side Catalog Container -->
+            <div class="
+                col-lg-2 col-lg-offset-0
+                visible-lg-block
+                sidebar-container
+                catalog-container">
+                <div class="side-catalog">
+                    <hr class="hidden-sm hidden-xs">
+                    <h5>
+                        <a class="catalog-toggle" href="#">CATALOG</a>
+                    </h5>
+                    <ul class="catalog-body"></ul>
+                </div>
+            </div>
+
+    <!-- Sidebar Container -->
+            <div class="
+                col-lg-8 col-lg-offset-2
+                col-md-10 col-md-offset-1
+                sidebar-container">
+                <!-- Featured Tags -->
+                <section>
+                    <hr class="hidden-sm hidden-xs">
+                    <h5><a href="/archive/">FEATURED TAGS</a></h5>
+                    <div class="tags">
+                        <a data-sort="0007" href="/archive/?tag=PyTorch" title="PyTorch" rel="7">PyTorch</a>
+                        <a data-sort="0005" href="/archive/?tag=%E5%88%86%E5%B8%83%E5%BC%8F%E8%AE%AD%E7%BB%83" title="分布式训练" rel="5">分布式训练</a>
+                        <a data-sort="0003" href="/archive/?tag=CUDA" title="CUDA" rel="3">CUDA</a>
+                    </div>
+                </section>
+            </div>
+        </div>
+    </div>
+</article>
+"""
+
+
+def _hux_post_page(post: Post) -> str:
+    """A post's own page: ``header .post-heading .tags a.tag`` and ``div.post-container``."""
+    path = f"/{post.published:%Y/%m/%d}/post-{post.number}/"
+    chrome = HUX_HEAD[: HUX_HEAD.index('<header class="intro-header"')]
+    head = (
+        chrome.replace("@@CANONICAL@@", HUX_ORIGIN + path)
+        .replace('content="website"', 'content="article"')
+        .replace(
+            "<title>无限可能的想象力</title>",
+            f"<title>{esc(post.title)} - 无限可能的想象力</title>",
+        )
+    )
+    foot = HUX_FOOT[HUX_FOOT.index("<footer>") :]
+    date = f"{post.published:%B} {post.published.day}, {post.published.year}"
+    image = f"/img/in-post/{post.published:%Y-%m}/{post.number}-arch.png"
+
+    def render(content: PostContent) -> bytes:
+        tags = "\n".join(
+            f'                        <a class="tag" href="/archive/?tag={quote(tag)}" title="{esc(tag)}">{esc(tag)}</a>'
+            for tag in content.tags
+        )
+        middle = (
+            HUX_POST.replace("@@TAGS@@", tags).replace("@@TITLE@@", esc(post.title))
+            .replace("@@SUBTITLE@@", esc(post.subtitle)).replace("@@DATE@@", date)
+            .replace("@@BODY@@", content.html)
+        )  # fmt: skip
+        return (head + middle + foot).encode()
+
+    _, page = post_body(Writer(post.number), post.number, "rouge", "python", image, render)
+    return page.decode()
+
+
+def hux_site(pages: int, seed: int = 2, posts_pages: bool = False) -> Site:
+    """A Hux Blog index: ``/`` then ``/page2/`` … (linked directly, no redirects); with
+    ``posts_pages``, every post's page too."""
     posts = make_posts(pages * POSTS_PER_PAGE, seed, datetime(2026, 7, 5, 10, 0), (20, 90))
     routes: dict[str, Route] = {}
+    if posts_pages:
+        for post in posts:
+            path = f"/{post.published:%Y/%m/%d}/post-{post.number}/"
+            routes[path] = Route(_hux_post_page(post).encode(), HTML)
     for page, chunk in enumerate(pages_of(posts), start=1):
         path = "/" if page == 1 else f"/page{page}/"
         body = (
@@ -784,10 +1079,88 @@ def _cards_url(page: int) -> str:
     return "/hot" if page == 1 else f"/hot?page={page}"
 
 
-def cards_site(pages: int, seed: int = 3) -> Site:
-    """A card-list "hot" blog: ``/hot`` then ``/hot?page=N``."""
+# A plain post page: article > .post-content, tags as .post-tags links, comments after it.
+CARDS_POST = """      <article class="post">
+        <header class="post-header">
+          <h1 class="post-title">@@TITLE@@</h1>
+          <div class="post-meta">
+            <a class="post-category" href="/category/@@CATEGORY@@">@@CATEGORY@@</a>
+            <time class="post-date" datetime="@@ISO@@">@@DATE@@</time>
+            <span class="post-stat">@@LIKES@@ 点赞</span>
+            <span class="post-stat">@@COMMENTS@@ 评论</span>
+            <span class="post-stat">@@VIEWS@@ 浏览</span>
+          </div>
+        </header>
+        <div class="post-content">
+@@BODY@@
+        </div>
+        <footer class="post-footer">
+          <div class="post-tags">
+@@TAGS@@
+          </div>
+          <div class="post-copyright">本文采用 CC BY-NC-SA 4.0 许可协议，转载请注明出处。</div>
+          <nav class="post-nav">
+            <a class="prev" href="/posts/@@PREV@@">上一篇</a>
+            <a class="next" href="/posts/@@NEXT@@">下一篇</a>
+          </nav>
+        </footer>
+      </article>
+      <section class="comments" id="comments">
+        <h3>评论</h3>
+        <div id="comment-list" data-post="@@ID@@"></div>
+        <form class="comment-form" action="/comments" method="post">
+          <textarea name="body" placeholder="写下你的评论"></textarea>
+          <button type="submit">发表</button>
+        </form>
+      </section>
+"""
+
+
+def _cards_post_page(post: Post) -> str:
+    """A post's own page: the site's chrome around ``article.post``."""
+    chrome = CARDS_HEAD[: CARDS_HEAD.index('      <div class="page-heading">')]
+    head = (
+        chrome.replace("@@CANONICAL@@", f"{CARDS_ORIGIN}/posts/{post.number}")
+        .replace("@@LINKS@@", "")
+        .replace(
+            "热门文章 - 第@@PAGE@@页 - AI Infra 技术笔记", f"{esc(post.title)} - AI Infra 技术笔记"
+        )
+        .replace('class="page-hot"', 'class="page-post"')
+    )
+    foot = CARDS_FOOT[CARDS_FOOT.index("    </section>") :]
+    fields = {
+        "@@TITLE@@": esc(post.title), "@@CATEGORY@@": post.category,
+        "@@ISO@@": f"{post.published:%Y-%m-%dT%H:%M:%S}+08:00",
+        "@@DATE@@": f"{post.published.year}年{post.published:%m}月{post.published:%d}日",
+        "@@LIKES@@": str(post.likes), "@@COMMENTS@@": str(post.comments),
+        "@@VIEWS@@": _cards_count(post.views), "@@ID@@": str(post.number),
+        "@@PREV@@": str(post.number - 1), "@@NEXT@@": str(post.number + 1),
+    }  # fmt: skip
+    middle = CARDS_POST
+    for key, value in fields.items():
+        middle = middle.replace(key, value)
+    image = f"{CARDS_ORIGIN}/static/uploads/{post.published:%Y/%m}/{post.number}.png"
+
+    def render(content: PostContent) -> bytes:
+        tags = "\n".join(
+            f'            <a href="/tag/{quote(tag)}" rel="tag">{esc(tag)}</a>'
+            for tag in content.tags
+        )
+        page = middle.replace("@@BODY@@", content.html).replace("@@TAGS@@", tags)
+        return (head + page + foot).encode()
+
+    _, page = post_body(Writer(post.number), post.number, "plain", "python", image, render)
+    return page.decode()
+
+
+def cards_site(pages: int, seed: int = 3, posts_pages: bool = False) -> Site:
+    """A card-list "hot" blog: ``/hot`` then ``/hot?page=N``; with ``posts_pages``, every
+    post's page (``/posts/N``) too."""
     posts = make_posts(pages * POSTS_PER_PAGE, seed, datetime(2026, 10, 4, 9, 0), (4, 30))
     routes: dict[str, Route] = {}
+    if posts_pages:
+        for post in posts:
+            routes[f"/posts/{post.number}"] = Route(_cards_post_page(post).encode(), HTML)
     for page, chunk in enumerate(pages_of(posts), start=1):
         links = ""
         if page > 1:
@@ -824,7 +1197,7 @@ FEED_ORIGIN = "https://david.example.cn"
 
 
 def _rss_item(post: Post) -> str:
-    url = f"{FEED_ORIGIN}/posts/{post.published:%Y%m%d}-{post.number}/"
+    url = _feed_url(post)
     paragraphs = f"<p>{esc(post.summary[:120])}</p>\n<p>{esc(post.summary[120:])}</p>"
     when = post.published.replace(tzinfo=UTC)
     return f"""    <item>
@@ -862,10 +1235,316 @@ def _rss(items: list[Post], self_path: str, next_path: str | None) -> bytes:
     ).encode()
 
 
-def feed_site(pages: int, seed: int = 4, mode: str = "paged") -> Site:
-    """An RSS 2.0 feed of ``pages × 10`` items: paged (RFC 5005) or one document."""
+# The feed's post pages: Hugo with the PaperMod theme (baseof.html, single.html): metadata
+# with article:modified_time and a JSON-LD BlogPosting that repeats the whole text
+# (articleBody), article.post-single > div.post-content, tags in footer ul.post-tags.
+PAPERMOD_HEAD = """<!DOCTYPE html>
+<html lang="zh" dir="auto">
+
+<head><meta charset="utf-8">
+<meta http-equiv="X-UA-Compatible" content="IE=edge">
+<meta name="viewport" content="width=device-width, initial-scale=1, shrink-to-fit=no">
+<meta name="robots" content="index, follow">
+<title>@@TITLE@@ | David 的技术思考</title>
+<meta name="keywords" content="@@KEYWORDS@@">
+<meta name="description" content="@@DESCRIPTION@@">
+<meta name="author" content="David">
+<link rel="canonical" href="@@URL@@">
+<link crossorigin="anonymous" href="/assets/css/stylesheet.fc220c15db4aef0318bbf30adc45d33d4d7c88deff3238b23eb255afdc472ca6.css" integrity="sha256-/CIMFdtK7wMYu/MK3EXTPU18iN7/MjiyPrJVr9xHLKY=" rel="preload stylesheet" as="style">
+<link rel="icon" href="https://david.example.cn/favicon.ico">
+<link rel="icon" type="image/png" sizes="16x16" href="https://david.example.cn/favicon-16x16.png">
+<link rel="icon" type="image/png" sizes="32x32" href="https://david.example.cn/favicon-32x32.png">
+<link rel="apple-touch-icon" href="https://david.example.cn/apple-touch-icon.png">
+<link rel="mask-icon" href="https://david.example.cn/safari-pinned-tab.svg">
+<meta name="theme-color" content="#2e2e33">
+<meta name="msapplication-TileColor" content="#2e2e33">
+<link rel="alternate" hreflang="zh" href="@@URL@@">
+<noscript>
+    <style>
+        #theme-toggle,
+        .top-link {
+            display: none;
+        }
+
+    </style>
+</noscript><meta property="og:url" content="@@URL@@">
+  <meta property="og:site_name" content="David 的技术思考">
+  <meta property="og:title" content="@@TITLE@@">
+  <meta property="og:description" content="@@DESCRIPTION@@">
+  <meta property="og:locale" content="zh-cn">
+  <meta property="og:type" content="article">
+    <meta property="article:section" content="posts">
+    <meta property="article:published_time" content="@@PUBLISHED@@">
+    <meta property="article:modified_time" content="@@MODIFIED@@">
+@@META_TAGS@@
+<meta name="twitter:card" content="summary">
+<meta name="twitter:title" content="@@TITLE@@">
+<meta name="twitter:description" content="@@DESCRIPTION@@">
+<script type="application/ld+json">
+{
+  "@context": "https://schema.org",
+  "@type": "BreadcrumbList",
+  "itemListElement": [
+    {
+      "@type": "ListItem",
+      "position":  1 ,
+      "name": "Posts",
+      "item": "https://david.example.cn/posts/"
+    }, 
+    {
+      "@type": "ListItem",
+      "position":  2 ,
+      "name": @@TITLE_JSON@@,
+      "item": "@@URL@@"
+    }
+  ]
+}
+</script>
+<script type="application/ld+json">
+@@JSON_LD@@
+</script>
+</head>
+
+<body class="" id="top">
+<script>
+    if (localStorage.getItem("pref-theme") === "dark") {
+        document.body.classList.add('dark');
+    } else if (localStorage.getItem("pref-theme") === "light") {
+        document.body.classList.remove('dark')
+    } else if (window.matchMedia('(prefers-color-scheme: dark)').matches) {
+        document.body.classList.add('dark');
+    }
+
+</script>
+
+<header class="header">
+    <nav class="nav">
+        <div class="logo">
+            <a href="https://david.example.cn/" accesskey="h" title="David 的技术思考 (Alt + H)">David 的技术思考</a>
+            <div class="logo-switches">
+                <button id="theme-toggle" accesskey="t" title="(Alt + T)" aria-label="Toggle theme">
+                    <svg id="moon" xmlns="http://www.w3.org/2000/svg" width="24" height="18" viewBox="0 0 24 24"
+                        fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"
+                        stroke-linejoin="round">
+                        <path d="M21 12.79A9 9 0 1 1 11.21 3 7 7 0 0 0 21 12.79z"></path>
+                    </svg>
+                </button>
+            </div>
+        </div>
+        <ul id="menu">
+            <li>
+                <a href="https://david.example.cn/archives/" title="归档">
+                    <span>归档</span>
+                </a>
+            </li>
+            <li>
+                <a href="https://david.example.cn/tags/" title="标签">
+                    <span>标签</span>
+                </a>
+            </li>
+            <li>
+                <a href="https://david.example.cn/search/" title="搜索 (Alt &#43; /)" accesskey=/>
+                    <span>搜索</span>
+                </a>
+            </li>
+        </ul>
+    </nav>
+</header>
+<main class="main">
+
+<article class="post-single">
+  <header class="post-header">
+    <div class="breadcrumbs"><a href="https://david.example.cn/">主页</a>&nbsp;»&nbsp;<a href="https://david.example.cn/posts/">Posts</a></div>
+    <h1 class="post-title entry-hint-parent">
+      @@TITLE@@
+    </h1>
+    <div class="post-meta"><span title='@@META_DATE@@'>@@DATE@@</span>&nbsp;·&nbsp;@@MINUTES@@ 分钟&nbsp;·&nbsp;David
+
+</div>
+  </header> <div class="toc">
+    <details >
+        <summary accesskey="c" title="(Alt + C)">
+            <span class="details">目录</span>
+        </summary>
+
+        <div class="inner"><ul>
+@@TOC@@
+                </ul>
+        </div>
+    </details>
+</div>
+
+  <div class="post-content">"""
+PAPERMOD_FOOT = """</div>
+
+  <footer class="post-footer">
+    <ul class="post-tags">
+@@TAGS@@
+    </ul>
+<nav class="paginav">
+  <a class="prev" href="https://david.example.cn/posts/@@PREV@@/">
+    <span class="title">« 上一页</span>
+    <br>
+    <span>上一篇</span>
+  </a>
+  <a class="next" href="https://david.example.cn/posts/@@NEXT@@/">
+    <span class="title">下一页 »</span>
+    <br>
+    <span>下一篇</span>
+  </a>
+</nav>
+
+  </footer>
+</article>
+    </main>
+    
+<footer class="footer">
+        <span>&copy; 2026 <a href="https://david.example.cn/">David 的技术思考</a></span> · 
+
+    <span>
+        Powered by
+        <a href="https://gohugo.io/" rel="noopener noreferrer" target="_blank">Hugo</a> &
+        <a href="https://github.com/adityatelange/hugo-PaperMod/" rel="noopener" target="_blank">PaperMod</a>
+    </span>
+</footer>
+<a href="#top" aria-label="go to top" title="Go to Top (Alt + G)" class="top-link" id="top-link" accesskey="g">
+    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 12 6" fill="currentColor">
+        <path d="M12 6H0l6-6z" />
+    </svg>
+</a>
+
+<script>
+    let menu = document.getElementById('menu')
+    if (menu) {
+        menu.scrollLeft = localStorage.getItem("menu-scroll-position");
+        menu.onscroll = function () {
+            localStorage.setItem("menu-scroll-position", menu.scrollLeft);
+        }
+    }
+
+    document.querySelectorAll('a[href^="#"]').forEach(anchor => {
+        anchor.addEventListener("click", function (e) {
+            e.preventDefault();
+            var id = this.getAttribute("href").substr(1);
+            if (!window.matchMedia('(prefers-reduced-motion: reduce)').matches) {
+                document.querySelector(`[id='${decodeURIComponent(id)}']`).scrollIntoView({
+                    behavior: "smooth"
+                });
+            } else {
+                document.querySelector(`[id='${decodeURIComponent(id)}']`).scrollIntoView();
+            }
+            if (id === "top") {
+                history.replaceState(null, null, " ");
+            } else {
+                history.pushState(null, null, `#${id}`);
+            }
+        });
+    });
+
+</script>
+<script>
+    document.querySelectorAll('pre > code').forEach((codeblock) => {
+        const container = codeblock.parentNode.parentNode;
+
+        const copybutton = document.createElement('button');
+        copybutton.classList.add('copy-code');
+        copybutton.innerHTML = '复制';
+
+        function copyingDone() {
+            copybutton.innerHTML = '已复制！';
+            setTimeout(() => {
+                copybutton.innerHTML = '复制';
+            }, 2000);
+        }
+
+        copybutton.addEventListener('click', (cb) => {
+            if ('clipboard' in navigator) {
+                navigator.clipboard.writeText(codeblock.textContent);
+                copyingDone();
+                return;
+            }
+        });
+
+        if (container.classList.contains("highlight")) {
+            container.appendChild(copybutton);
+        } else {
+            codeblock.parentNode.appendChild(copybutton);
+        }
+    });
+</script>
+</body>
+
+</html>
+"""
+
+
+def _feed_url(post: Post) -> str:
+    return f"{FEED_ORIGIN}/posts/{post.published:%Y%m%d}-{post.number}/"
+
+
+def _feed_post_page(post: Post) -> str:
+    """A feed item's page: Hugo PaperMod, ``div.post-content`` with chroma code blocks."""
+    url = _feed_url(post)
+    published = post.published.replace(tzinfo=UTC)
+    modified = published + timedelta(days=1, hours=6, minutes=30)
+    image = f"{FEED_ORIGIN}/images/{post.number}/overview.png"
+
+    def render(content: PostContent) -> bytes:
+        ld = {
+            "@context": "https://schema.org", "@type": "BlogPosting", "headline": post.title,
+            "name": post.title, "description": post.summary[:120], "keywords": content.tags,
+            "articleBody": content.text, "wordCount": str(len(content.text)),
+            "inLanguage": "zh", "datePublished": published.isoformat(),
+            "dateModified": modified.isoformat(),
+            "author": [{"@type": "Person", "name": "David"}],
+            "mainEntityOfPage": {"@type": "WebPage", "@id": url},
+            "publisher": {"@type": "Organization", "name": "David 的技术思考",
+                          "logo": {"@type": "ImageObject", "url": f"{FEED_ORIGIN}/favicon.ico"}},
+        }  # fmt: skip
+        toc = "\n".join(
+            f'                    <li>\n                        <a href="#{anchor}" aria-label="{esc(text)}">'
+            f"{esc(text)}</a>\n                    </li>"
+            for anchor, text in content.headings
+        )
+        fields = {
+            "@@TITLE_JSON@@": json.dumps(post.title, ensure_ascii=False),
+            "@@JSON_LD@@": json.dumps(ld, ensure_ascii=False, indent=2).replace("<", "\\u003c"),
+            "@@TITLE@@": esc(post.title), "@@KEYWORDS@@": esc(", ".join(content.tags)),
+            "@@DESCRIPTION@@": esc(post.summary[:120]), "@@URL@@": url,
+            "@@PUBLISHED@@": published.isoformat(), "@@MODIFIED@@": modified.isoformat(),
+            "@@META_TAGS@@": "\n".join(
+                f'    <meta property="article:tag" content="{esc(tag)}">' for tag in content.tags
+            ),
+            "@@META_DATE@@": f"{published:%Y-%m-%d %H:%M:%S} +0000 UTC",
+            "@@DATE@@": f"{published:%Y-%m-%d}", "@@MINUTES@@": str(len(content.text) // 400 + 1),
+            "@@TOC@@": toc,
+        }  # fmt: skip
+        head = PAPERMOD_HEAD
+        for key, value in fields.items():
+            head = head.replace(key, value)
+        tags = "\n".join(
+            f'      <li><a href="{FEED_ORIGIN}/tags/{quote(tag.lower())}/">{esc(tag)}</a></li>'
+            for tag in content.tags
+        )
+        foot = (
+            PAPERMOD_FOOT.replace("@@TAGS@@", tags)
+            .replace("@@PREV@@", str(post.number - 1)).replace("@@NEXT@@", str(post.number + 1))
+        )  # fmt: skip
+        return (head + content.html + foot).encode()
+
+    _, page = post_body(Writer(post.number), post.number, "chroma", "go", image, render)
+    return page.decode()
+
+
+def feed_site(pages: int, seed: int = 4, mode: str = "paged", posts_pages: bool = False) -> Site:
+    """An RSS 2.0 feed of ``pages × 10`` items: paged (RFC 5005) or one document; with
+    ``posts_pages``, every item's page too (the items carry summaries, not the post)."""
     posts = make_posts(pages * POSTS_PER_PAGE, seed, datetime(2026, 9, 7, 4, 0), (8, 60))
     routes: dict[str, Route] = {}
+    if posts_pages:
+        for post in posts:
+            path = _feed_url(post).removeprefix(FEED_ORIGIN)
+            routes[path] = Route(_feed_post_page(post).encode(), HTML)
     if mode == "single":
         routes["/index.xml"] = Route(body=_rss(posts, "/index.xml", None), content_type=RSS)
     elif mode == "paged":
@@ -880,26 +1559,48 @@ def feed_site(pages: int, seed: int = 4, mode: str = "paged") -> Site:
 
 # ---- entry points ---------------------------------------------------------------------------
 
-BUILDERS: dict[str, Callable[[int], Site]] = {
+BUILDERS: dict[str, Callable[..., Site]] = {
     "cnblogs": cnblogs_site,
     "hux": hux_site,
     "cards": cards_site,
     "feed": feed_site,
 }
+# A path of a post page, and of a further page a post needs (cnblogs' category/tag endpoint).
+_POST_PATH = re.compile(r"/p/\d+$|^/\d{4}/\d{2}/\d{2}/post-\d+/$|^/posts/[\d-]+/?$")
+_EXTRA_PATH = re.compile(r"/ajax/CategoriesTags\.aspx\?")
 
 
-def build_site(layout: str, pages: int = 300, feed_mode: str = "paged") -> Site:
-    """The synthetic site of ``layout`` with ``pages`` list pages (feed documents)."""
+def build_site(
+    layout: str, pages: int = 300, feed_mode: str = "paged", posts: bool = False
+) -> Site:
+    """The synthetic site of ``layout`` with ``pages`` list pages (feed documents); with
+    ``posts``, every post's own page (about 20 KB) at the URL its list entry links."""
     if pages < 1:
         raise ValueError("pages must be at least 1")
     if layout == "feed":
-        return feed_site(pages, mode=feed_mode)
-    return BUILDERS[layout](pages)
+        return feed_site(pages, mode=feed_mode, posts_pages=posts)
+    return BUILDERS[layout](pages, posts_pages=posts)
+
+
+def page_kind(path: str) -> str:
+    """What a path of a synthetic site is: ``"list"``, ``"post"`` or ``"extra"``."""
+    path = path.split("#", 1)[0]
+    if _EXTRA_PATH.search(path):
+        return "extra"
+    return "post" if _POST_PATH.search(path.split("?", 1)[0]) else "list"
 
 
 def list_pages(site: Site) -> int:
     """Number of list pages (documents) the site serves."""
-    return sum(1 for route in site.routes.values() if route.redirect is None)
+    return sum(
+        1 for path, route in site.routes.items()
+        if route.redirect is None and page_kind(path) == "list"
+    )  # fmt: skip
+
+
+def post_pages(site: Site) -> int:
+    """Number of post pages the site serves."""
+    return sum(1 for path in site.routes if page_kind(path) == "post")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -909,10 +1610,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--feed-mode", choices=("paged", "single"), default="paged")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: free)")
     parser.add_argument("--write", type=Path, help="save the pages under this folder and exit")
+    parser.add_argument(
+        "--posts", action=argparse.BooleanOptionalAction, default=False,
+        help="serve every post's own page too (default: list pages only)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    site = build_site(args.layout, args.pages, args.feed_mode)
+    site = build_site(args.layout, args.pages, args.feed_mode, args.posts)
     size = sum(len(r.body) for r in site.routes.values())
-    print(f"{args.layout}: {list_pages(site)} pages, {size / 1e6:.1f} MB", file=sys.stderr)
+    print(
+        f"{args.layout}: {list_pages(site)} list pages, {post_pages(site)} post pages,"
+        f" {size / 1e6:.1f} MB", file=sys.stderr,
+    )  # fmt: skip
     if args.write:
         for number, (path, route) in enumerate(sorted(site.routes.items())):
             name = args.write / f"{number:05d}{'.xml' if 'xml' in route.content_type else '.html'}"

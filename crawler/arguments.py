@@ -31,6 +31,12 @@ class SpiderArguments(BaseModel):
         False,
         description="`1` to read every list page, not only up to the first already-known page",
     )
+    content: bool = Field(
+        True,
+        description="`0` to stay on list pages: no post page is fetched, so no `content`,"
+        " post-page tags and categories or `updated_at` for new posts (about one request"
+        " more per new or changed post otherwise)",
+    )
     # The same bounds as a registry entry's max_pages (SiteConfig).
     max_pages: int | None = Field(
         None,
@@ -39,7 +45,7 @@ class SpiderArguments(BaseModel):
         description=f"bound on list pages followed (default {DEFAULT_MAX_PAGES} per site)",
     )
 
-    @field_validator("full", mode="before")
+    @field_validator("full", "content", mode="before")
     @classmethod
     def _flag(cls, value: Any) -> bool:
         if isinstance(value, bool):

@@ -34,6 +34,11 @@ EXPORTER_OPTIONS = ("encoding", "fields_to_export", "export_empty_fields", "inde
 
 Serializer = Callable[[Any], Any]
 
+# Excel holds at most this many characters in a cell and cuts the rest off silently; a
+# longer CSV cell (a long post's content) is cut here, visibly, with CELL_CUT_MARK at its end.
+EXCEL_CELL_LIMIT = 32_767
+CELL_CUT_MARK = "[…]"
+
 
 def neutralise_formula(value: str) -> str:
     """Prefix ``'`` to text a spreadsheet would take for a formula (OWASP CSV injection)."""
@@ -156,12 +161,18 @@ class SafeCsvItemExporter(PostRowsExporter):
         return cls(file, bom=settings.getbool("CSV_BOM"), **kwargs)
 
     def cell(self, value: Any) -> Any:
-        """One CSV cell: None empty, lists joined, formulas neutralised, numbers as they are."""
+        """One CSV cell: None empty, lists joined, formulas neutralised, numbers as they are,
+        text over :data:`EXCEL_CELL_LIMIT` characters cut to it, ending with the mark."""
         if value is None or type(value) is int:
             return value
         if isinstance(value, list | tuple):
             value = self.join_multivalued.join(str(part) for part in value)
-        return neutralise_formula(value) if isinstance(value, str) else value
+        if not isinstance(value, str):
+            return value
+        value = neutralise_formula(value)
+        if len(value) > EXCEL_CELL_LIMIT:
+            value = value[: EXCEL_CELL_LIMIT - len(CELL_CUT_MARK)] + CELL_CUT_MARK
+        return value
 
     def value_serializer(self, meta: Mapping[str, Any]) -> Serializer:
         serialize = super().value_serializer(meta)

@@ -24,11 +24,11 @@ from scrapy.exporters import BaseItemExporter
 from scrapy.settings import BaseSettings
 
 from crawler.exporters import DEFAULT_LIST_SEPARATOR, JsonLinesExporter, SafeCsvItemExporter
-from crawler.items import POST_FIELDS
+from crawler.items import POST_FIELDS, SCHEMA_FIELDS
 from crawler.runs import output_dir, prune_runs, run_dir
 from crawler.store import PostStore
 
-DELTA_FIELDS = (*POST_FIELDS, "change")
+DELTA_FIELDS = SCHEMA_FIELDS
 
 logger = logging.getLogger(__name__)
 
@@ -246,7 +246,7 @@ def write_exports(settings: BaseSettings, store: PostStore, run: str) -> ExportR
                 exporter.export_item(post)
             posts += 1
             if change is not None:
-                row = {**post, "change": change}
+                row = {**post, **change}
                 for exporter in changed:
                     exporter.export_item(row)
                 changes += 1

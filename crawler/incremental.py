@@ -6,6 +6,10 @@
   ``If-None-Match`` / ``If-Modified-Since``; a ``304`` means the page is as stored;
 - **stop at a known page**: on a list sorted newest first, once a whole page holds only
   posts the store knows, older pages hold no news: the requests for them are dropped;
+- **post pages only for news**: a post's page is asked for when the post is new, its list
+  entry changed (title, summary, date), its page was not read last time (failed, gone, or
+  a run with ``-a content=0``); otherwise the request is dropped and the post goes on (the
+  store keeps its content). A page read before is asked for with its validators;
 - **what to replay**: when the crawl has a feed export (``-O``, ``FEEDS``) that must hold the
   whole site, the posts of pages not read again come from the store, marked ``replayed``
   (the pipelines pass them through untouched); without a feed export nothing is replayed.
@@ -44,6 +48,21 @@ class _SiteMemory:
     given: set[str] = field(default_factory=set)
 
 
+# A change of these makes a post's page worth reading again (not its counts).
+LIST_ENTRY_FIELDS = ("title", "summary", "published_raw")
+
+
+def _page_read(item: PostItem, stored: dict[str, Any] | None) -> bool:
+    """True if the store holds what the post's page says as its list entry stands now."""
+    return (
+        stored is not None
+        and stored.get("content") is not None
+        and not stored.get("gone")
+        and not stored.get("post_page_failed")
+        and all(stored.get(name) == item.get(name) for name in LIST_ENTRY_FIELDS)
+    )
+
+
 class IncrementalMiddleware:
     """Conditional list requests, stop at the first known page, replay for feed exports.
 
@@ -78,12 +97,17 @@ class IncrementalMiddleware:
         return memory
 
     # ---- requests ------------------------------------------------------------------------
-    def _conditional(self, request: Request) -> Request:
-        """Add the validators the last run saw to a list-page request."""
+    def _conditional(self, request: Request, stored: dict[str, Any] | None = None) -> Request:
+        """Add the validators the last run saw to a list-page request, or to the request of
+        a post page whose content the store holds (``stored``)."""
         run = self._runs().get(request.meta.get("site", ""))
-        if run is None or not request.meta.get("list_page"):
+        if run is None:
             return request
-        state = self.store.page_state(request.url) if self._memory(run).incremental else None
+        if "post_item" in request.meta:
+            asked = stored is not None and stored.get("content") is not None
+        else:
+            asked = bool(request.meta.get("list_page")) and self._memory(run).incremental
+        state = self.store.page_state(request.url) if asked else None
         if state is not None and (state.etag or state.last_modified):
             if state.etag:
                 request.headers["If-None-Match"] = state.etag
@@ -95,7 +119,25 @@ class IncrementalMiddleware:
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
         async for request in start:
-            yield self._conditional(request) if isinstance(request, Request) else request
+            if not isinstance(request, Request):
+                yield request
+                continue
+            yield self._conditional(request)
+            run = self._runs().get(request.meta.get("site", ""))
+            if run is not None and run.content:
+                for retry in self._retries(run):
+                    yield retry
+
+    def _retries(self, run: SiteRun) -> Iterator[Request]:
+        """The pages of the site's posts not had last run, asked for again whether or not
+        their list page is read this run (it may be unchanged, or past the first known)."""
+        spider = self.crawler.spider
+        memory = self._memory(run)
+        for stored in list(self.store.posts_to_retry(run.name)):
+            request = spider.retry_post_page(run, stored)  # type: ignore[union-attr]
+            if request is not None:
+                memory.given.add(stored["id"])
+                yield self._conditional(request, stored)
 
     # ---- responses -----------------------------------------------------------------------
     def process_spider_input(self, response: Response) -> None:
@@ -103,13 +145,19 @@ class IncrementalMiddleware:
         run = self._runs().get(response.meta.get("site", ""))
         # A list in another order than by date may still have changed further on: its
         # remembered next pages are asked for in turn.
-        if response.status == 304 and state and run and not run.layout.date_ordered:
+        if (
+            response.status == 304 and state and run and response.meta.get("list_page")
+            and not run.layout.date_ordered
+        ):  # fmt: skip
             response.meta["next_urls_unchanged"] = state.next_urls
 
     async def process_spider_output(
         self, response: Response, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
         run = self._runs().get(response.meta.get("site", ""))
+        post: PostItem | None = response.meta.get("post_item")
+        if post is not None and response.status == 200 and run is not None:
+            self._remember(response, [], [post["id"]])  # a post page: its validators
         # Not a list page read (an error page's errback output passes here too): nothing to
         # remember or decide.
         if run is None or not response.meta.get("list_page") or response.status >= 400:
@@ -130,7 +178,21 @@ class IncrementalMiddleware:
         every_known = memory.incremental and run.layout.date_ordered
         post_ids: list[str] = []
         requests: list[Request] = []
+        spider = self.crawler.spider
         async for output in result:
+            if isinstance(output, Request) and "post_item" in output.meta:
+                item = output.meta["post_item"]
+                post_ids.append(item["id"])
+                memory.given.add(item["id"])
+                stored = next(self.store.posts_by_id([item["id"]]), None)
+                if _page_read(item, stored):
+                    spider.abandon(output)  # type: ignore[union-attr]
+                    count(self.crawler, run.name, "posts/pages_not_needed")
+                    yield item
+                else:
+                    every_known = False  # news here: older pages may hold more
+                    yield self._conditional(output, stored)
+                continue
             if isinstance(output, Request):
                 requests.append(output)
                 continue
@@ -145,7 +207,6 @@ class IncrementalMiddleware:
             count(self.crawler, run.name, "layout/stopped_at_known_page")
             logger.info("%s: every post on %s is known; not reading older pages",
                         run.name, response.url)  # fmt: skip
-            spider = self.crawler.spider
             for request in requests:
                 spider.abandon(request)  # type: ignore[union-attr]
             for post in self._replayed(run, memory, None):

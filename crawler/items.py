@@ -107,14 +107,26 @@ class PostItem(scrapy.Item):
         "string", "the date text as the page prints it (`2026-09-29 20:12`, `July 5, 2026`)",
         null=True,
     )  # fmt: skip
+    updated_at = post_field(
+        "string",
+        "the last update the post page shows (a visible update time, `article:modified_time`"
+        " or JSON-LD `dateModified`), as `published_at`; null when it shows none",
+        null=True, pattern=_ISO_TIME + r"[+-]\d{2}:\d{2}$", tracked=True,
+    )  # fmt: skip
     category = post_field(
-        "string", "as the list page shows it (the first, when it shows several)",
+        "string", "the first of `categories` (kept for readers of earlier exports)",
         null=True, tracked=True,
+    )  # fmt: skip
+    categories = post_field(
+        "array",
+        "every category of the list and post page, nested ones flattened parent first; `[]`"
+        " when none; in CSV joined with ` | `",
+        items={"type": "string"}, tracked=True,
     )  # fmt: skip
     tags = post_field(
         "array",
-        "`[]` when none; in CSV joined with ` | ` (an empty cell when none: give the column a"
-        " type when loading)",
+        "of the list and post page, in page order without repeats; `[]` when none; in CSV"
+        " joined with ` | ` (an empty cell when none: give the column a type when loading)",
         items={"type": "string"}, tracked=True,
     )  # fmt: skip
     views = post_field(
@@ -128,6 +140,26 @@ class PostItem(scrapy.Item):
     likes = post_field(
         "integer", f"likes (cnblogs 推荐, cards 点赞); {_NO_COUNT}",
         null=True, minimum=0, tracked=True,
+    )  # fmt: skip
+    content = post_field(
+        "string",
+        "the whole post as Markdown (headings, lists, tables, quotes, fenced code with its"
+        " language, absolute links and images), without the theme's chrome; `\"\"` for an"
+        " empty post; null when the post page was never read. In CSV a cell over 32,767"
+        " characters (Excel's limit) is cut and ends with `[…]`: JSON Lines is always whole",
+        null=True, tracked=True,
+    )  # fmt: skip
+    word_count = post_field(
+        "integer",
+        "CJK characters plus words of other scripts in `content`, code blocks not counted;"
+        " null when `content` is",
+        null=True, minimum=0,
+    )  # fmt: skip
+    gone = post_field(
+        "boolean",
+        "true when the post page answered 404 or 410 on the last try (the post keeps its last"
+        " values and is tried again next run)",
+        tracked=True,
     )  # fmt: skip
     site = post_field(
         "string", "the site's name (registry name, or derived from the URL)",
@@ -145,8 +177,18 @@ class PostItem(scrapy.Item):
         " (`runs/<run id>/changes.*`)",
         enum=["new", "changed"], delta_only=True,
     )  # fmt: skip
+    changed_fields = post_field(
+        "array",
+        "for a `changed` post, the fields whose value changed (`content` when the post was"
+        " edited); `[]` for a new one; only in a run's change files",
+        items={"type": "string"}, delta_only=True,
+    )  # fmt: skip
     # The list page the post was read from: for log lines and errors, never exported.
     source_page = scrapy.Field()
+    # The update time as the post page prints it; DatesPipeline makes updated_at of it.
+    updated_raw = scrapy.Field()
+    # True when this run asked for the post page and did not get it: tried again next run.
+    post_page_failed = scrapy.Field()
     # True for a post taken from the store, not read from a page, because its list page was
     # unchanged (304) or older than the first known page: keeps `-O` files complete.
     replayed = scrapy.Field()

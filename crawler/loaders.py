@@ -104,8 +104,16 @@ def _tags(values: list[Any], base_url: str | None) -> list[str]:
     return unique(clean_text(value) for value in values)
 
 
+def _first_value(values: list[Any], base_url: str | None) -> Any:
+    """``content`` (Markdown, whitespace meaningful) and ``word_count``: the first value."""
+    return values[0] if values else None
+
+
 _CLEANINGS: dict[str, Cleaning] = {
+    "content": _first_value,
+    "word_count": _first_value,
     "url": _first_url,
+    "categories": _tags,
     "title": _title,
     "summary": _summary,
     "published_raw": _published_raw,
@@ -173,16 +181,30 @@ class PostLoader:
 
     def load_item(self) -> PostItem:
         """The cleaned item, with defaults for absent fields so every export row has every
-        column: None, or ``[]`` for tags."""
+        column: None, ``[]`` for tags and categories, False for ``gone``."""
         values: dict[str, Any] = dict.fromkeys(POST_FIELDS)
-        values["tags"] = []
-        for field_name, raw in self.raw_values.items():
-            value = _CLEANINGS.get(field_name, _first_text)(raw, self.base_url)
-            if value is not None:
-                values[field_name] = value
+        values.update(tags=[], categories=[], gone=False)
+        values.update(self.loaded())
         if values["url"]:
             values["id"] = post_id(values["url"])
         return PostItem(values)
+
+    def loaded(self) -> dict[str, Any]:
+        """The cleaned values of the fields added so far, and only those.
+
+        ``category`` values are the post's categories: ``categories`` holds them all, in
+        order, and ``category`` the first."""
+        raw_values = dict(self.raw_values)
+        if "category" in raw_values:
+            raw_values["categories"] = raw_values.get("categories", []) + raw_values["category"]
+        values: dict[str, Any] = {}
+        for field_name, raw in raw_values.items():
+            value = _CLEANINGS.get(field_name, _first_text)(raw, self.base_url)
+            if value is not None:
+                values[field_name] = value
+        if values.get("categories"):
+            values["category"] = values["categories"][0]
+        return values
 
     def _node(self) -> Selector:
         if self.selector is None:

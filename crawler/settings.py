@@ -68,6 +68,8 @@ EXTENSIONS = {
 HEALTH_MAX_DATE_FAILURE_RATIO = 0.2
 HEALTH_MIN_TITLE_COVERAGE = 0.9
 HEALTH_MIN_DATE_COVERAGE = 0.8
+# More post pages than this share not read (failed, or no body found): "unhealthy".
+HEALTH_MAX_POST_FAILURE_RATIO = 0.5
 
 # Where exports and state live; the cross-run store (any crawler.store.PostStore subclass).
 OUTPUT_DIR = "output"

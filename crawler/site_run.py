@@ -33,12 +33,16 @@ class SiteRun:
     layout: type[Layout]
     root: str
     full: bool = False  # -a full / --full: read every list page
+    content: bool = True  # follow post pages (-a content=0 / --no-content: list pages only)
     pages_requested: int = 0
     # A next page not followed because of max_pages: the list was not read to its end.
     cut_short: bool = False
     failures: list[str] = field(default_factory=list)  # "URL: reason" of each failed request
+    # "URL: reason" of each post page not read: the posts keep their list fields, and the
+    # pages are asked for again next run; the list itself was read (so still complete).
+    post_failures: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
-    pending: int = 0  # list-page requests made and not yet answered
+    pending: int = 0  # list-page and post-page requests made and not yet answered
     # Posts read from its pages and not yet through the pipelines (which count into the
     # summary): the site is done only when both are 0.
     items_pending: int = 0

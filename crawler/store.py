@@ -51,12 +51,17 @@ class PostStore(ABC):
 
     @abstractmethod
     def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
-        """Posts new or changed in a run, with ``change`` set to ``"new"`` or ``"changed"``."""
+        """Posts new or changed in a run, with ``change`` set to ``"new"`` or ``"changed"``
+        and ``changed_fields`` to the tracked fields whose value changed (``[]`` if new)."""
 
-    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], str | None]]:
+    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
         """Every post as :meth:`posts` orders them, each with its change in run ``run_id``
-        (``"new"``/``"changed"``, None if it did not change): the exports in one pass."""
-        changes = {post["id"]: post["change"] for post in self.changes(run_id)}
+        (``{"change": …, "changed_fields": […]}``, None if it did not change): the exports
+        in one pass."""
+        changes = {
+            post["id"]: {"change": post["change"], "changed_fields": post["changed_fields"]}
+            for post in self.changes(run_id)
+        }
         for post in self.posts():
             yield post, changes.get(post["id"])
 
@@ -67,6 +72,10 @@ class PostStore(ABC):
     @abstractmethod
     def posts_by_id(self, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
         """The stored posts with these ids (unknown ids are skipped)."""
+
+    @abstractmethod
+    def posts_to_retry(self, site: str) -> Iterator[dict[str, Any]]:
+        """The posts of a site whose page the last run asked for and did not get."""
 
     @abstractmethod
     def count(self, site: str | None = None) -> int:
@@ -112,6 +121,11 @@ def _fingerprint(item: Mapping[str, Any]) -> str:
     return hashlib.blake2b(values.encode("utf-8"), digest_size=16).hexdigest()
 
 
+def _changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The tracked fields whose value differs between two versions of a post."""
+    return [name for name in TRACKED_FIELDS if old.get(name) != new.get(name)]
+
+
 def _sort_instant(published_at: str | None) -> str | None:
     """UTC instant of an ISO timestamp, so posts from sites in different offsets sort right."""
     if not published_at:
@@ -137,7 +151,8 @@ class SQLiteStore(PostStore):
             first_run TEXT NOT NULL,
             last_run TEXT NOT NULL,
             change TEXT NOT NULL,
-            change_run TEXT NOT NULL
+            change_run TEXT NOT NULL,
+            changed_fields TEXT NOT NULL DEFAULT '[]'
         );
         CREATE INDEX IF NOT EXISTS posts_change ON posts (change_run);
         CREATE TABLE IF NOT EXISTS pages (
@@ -168,6 +183,11 @@ class SQLiteStore(PostStore):
         # NORMAL in WAL mode: durable at checkpoints, never corrupt; no fsync per post.
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(self.SCHEMA)
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(posts)")}
+        if "changed_fields" not in columns:  # a store made before changed_fields existed
+            self.db.execute(
+                "ALTER TABLE posts ADD COLUMN changed_fields TEXT NOT NULL DEFAULT '[]'"
+            )
         self._exports_mark: str | None = ""  # as this process last wrote it ("": not yet)
 
     def record(self, item: Mapping[str, Any], run_id: str) -> str:
@@ -179,12 +199,13 @@ class SQLiteStore(PostStore):
         fingerprint = _fingerprint(item)
         data = json.dumps(dict(item), ensure_ascii=False)
         row = self.db.execute(
-            "SELECT fingerprint, first_run FROM posts WHERE id = ?", (post_id,)
+            "SELECT fingerprint, first_run, data, changed_fields FROM posts WHERE id = ?",
+            (post_id,),
         ).fetchone()
         if row is None:
             status = NEW
             self.db.execute(
-                "INSERT INTO posts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO posts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]')",
                 (post_id, item["site"], _sort_instant(item.get("published_at")), fingerprint,
                  data, now, now, run_id, run_id, NEW, run_id),
             )  # fmt: skip
@@ -192,13 +213,18 @@ class SQLiteStore(PostStore):
             status = UNCHANGED if row[0] == fingerprint else CHANGED
             # A post first seen in this very run stays "new" in this run's delta.
             change = NEW if row[1] == run_id else CHANGED
+            changed_fields = row[3]
+            if status == CHANGED and change == CHANGED:
+                changed_fields = json.dumps(_changed_fields(json.loads(row[2]), item))
             self.db.execute(
                 "UPDATE posts SET site = ?, published_utc = ?, fingerprint = ?, data = ?,"
                 " last_seen = ?, last_run = ?,"
                 " change = CASE WHEN ? THEN ? ELSE change END,"
-                " change_run = CASE WHEN ? THEN ? ELSE change_run END WHERE id = ?",
+                " change_run = CASE WHEN ? THEN ? ELSE change_run END,"
+                " changed_fields = ? WHERE id = ?",
                 (item["site"], _sort_instant(item.get("published_at")), fingerprint, data, now,
-                 run_id, status == CHANGED, change, status == CHANGED, run_id, post_id),
+                 run_id, status == CHANGED, change, status == CHANGED, run_id, changed_fields,
+                 post_id),
             )  # fmt: skip
         self._pending += 1
         if self._pending >= self.batch_size:
@@ -219,21 +245,22 @@ class SQLiteStore(PostStore):
 
     def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
         cursor = self.db.execute(
-            "SELECT data, change FROM posts WHERE change_run = ?"
+            "SELECT data, change, changed_fields FROM posts WHERE change_run = ?"
             " ORDER BY site, published_utc IS NULL, published_utc DESC, id",
             (run_id,),
         )
-        for data, change in cursor:
-            yield {**json.loads(data), "change": change}
+        for data, change, fields in cursor:
+            yield {**json.loads(data), "change": change, "changed_fields": json.loads(fields)}
 
-    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], str | None]]:
+    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
         cursor = self.db.execute(
-            "SELECT data, CASE WHEN change_run = ? THEN change END FROM posts"
+            "SELECT data, CASE WHEN change_run = ? THEN change END, changed_fields FROM posts"
             " ORDER BY site, published_utc IS NULL, published_utc DESC, id",
             (run_id,),
         )
-        for data, change in cursor:
-            yield json.loads(data), change
+        for data, change, fields in cursor:
+            delta = {"change": change, "changed_fields": json.loads(fields)} if change else None
+            yield json.loads(data), delta
 
     def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
         cursor = self.db.execute(
@@ -249,6 +276,14 @@ class SQLiteStore(PostStore):
             row = self.db.execute("SELECT data FROM posts WHERE id = ?", (post_id,)).fetchone()
             if row is not None:
                 yield json.loads(row[0])
+
+    def posts_to_retry(self, site: str) -> Iterator[dict[str, Any]]:
+        cursor = self.db.execute(
+            "SELECT data FROM posts WHERE site = ? AND json_extract(data, '$.post_page_failed')",
+            (site,),
+        )
+        for (data,) in cursor:
+            yield json.loads(data)
 
     def count(self, site: str | None = None) -> int:
         if site is None:

@@ -8,6 +8,7 @@ Built from each crawler's stats when its spider closes; printed as a table, save
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ class HealthThresholds:
     max_date_failure_ratio: float = 0.2
     min_title_coverage: float = 0.9
     min_date_coverage: float = 0.8
+    max_post_failure_ratio: float = 0.5
 
 
 @dataclass
@@ -54,10 +56,14 @@ class SiteSummary:
     dropped: int = 0
     date_failures: int = 0
     http_errors: int = 0
+    post_pages: int = 0  # post pages read (their body found)
+    post_failures_count: int = 0
     duration_s: float = 0.0
     finish_reason: str = ""
     stored_before: int = 0
     failures: list[str] = field(default_factory=list)
+    # "URL: reason" of each post page not read (the posts keep their list fields).
+    post_failures: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     failed: bool = False
 
@@ -65,6 +71,7 @@ class SiteSummary:
     def from_stats(
         cls, *, site: str, layout: str, url: str, stats: dict[str, Any], failures: list[str],
         stored_before: int, finish_reason: str, thresholds: HealthThresholds,
+        post_failures: Sequence[str] = (),
     ) -> SiteSummary:  # fmt: skip
         """Summarise a crawler's stats and judge the site's health."""
         # Posts dropped, not missing fields: summing validate/dropped/<field> counted a post
@@ -82,10 +89,13 @@ class SiteSummary:
             dropped=dropped,
             date_failures=stats.get("dates/unparsed", 0),
             http_errors=stats.get("layout/request_failures", 0),
+            post_pages=sum(v for k, v in stats.items() if k.startswith("posts/pages_read_by_")),
+            post_failures_count=len(post_failures),
             duration_s=round(float(stats.get("elapsed_time_seconds", 0.0)), 2),
             finish_reason=finish_reason,
             stored_before=stored_before,
             failures=list(failures),
+            post_failures=list(post_failures),
         )
         summary.judge(stats, thresholds)
         return summary
@@ -122,6 +132,12 @@ class SiteSummary:
         for failure in self.failures:
             if not failure.startswith(self.url + ":"):
                 self.problems.append(f"page failed: {failure}")
+        asked = self.post_pages + self.post_failures_count
+        if asked and self.post_failures_count / asked > limits.max_post_failure_ratio:
+            self.problems.append(
+                f"{self.post_failures_count} of {asked} post pages not read: the post page"
+                " layout may have changed"
+            )
 
     def _failure(self, url: str) -> str:
         return next((f.split(": ", 1)[1] for f in self.failures if f.startswith(url + ":")), "")
@@ -145,8 +161,11 @@ def exit_status(summaries: list[SiteSummary]) -> int:
 COLUMNS = (
     ("site", "site"), ("pages", "pages_fetched"), ("304", "pages_unchanged"),
     ("posts", "posts_seen"), ("new", "new"), ("changed", "changed"), ("dropped", "dropped"),
-    ("date fail", "date_failures"), ("http err", "http_errors"), ("secs", "duration_s"),
+    ("date fail", "date_failures"), ("http err", "http_errors"), ("post pages", "post_pages"),
+    ("post fail", "post_failures_count"), ("secs", "duration_s"),
 )  # fmt: skip
+# Post pages not read are listed under the table, this many a site (all in summary.json).
+LISTED_POST_FAILURES = 5
 
 
 def format_table(summaries: list[SiteSummary]) -> str:
@@ -159,6 +178,11 @@ def format_table(summaries: list[SiteSummary]) -> str:
     for s in summaries:
         status = "FAILED" if s.failed else "unhealthy" if s.problems else ""
         lines += [f"{s.site}: {status}: {problem}" for problem in s.problems]
+        listed = s.post_failures[:LISTED_POST_FAILURES]
+        lines += [f"{s.site}: post page not read: {failure}" for failure in listed]
+        if len(s.post_failures) > LISTED_POST_FAILURES:
+            more = len(s.post_failures) - LISTED_POST_FAILURES
+            lines.append(f"{s.site}: … and {more} more post pages not read (summary.json)")
     return "\n".join(lines)
 
 

@@ -370,18 +370,25 @@ def latest_summary(output: Path) -> dict[str, Any]:
     return json.loads(latest.read_text(encoding="utf-8"))
 
 
-def crawl(layout: str, url: str, *args: str, output: Path, timeout: float = 60) -> Crawl:
-    """``scrapy crawl LAYOUT -a url=URL ARGS`` in a subprocess (see ``conftest.run_scrapy``)."""
+def crawl(
+    layout: str, url: str, *args: str, output: Path, timeout: float = 60, content: bool = False
+) -> Crawl:
+    """``scrapy crawl LAYOUT -a url=URL ARGS`` in a subprocess (see ``conftest.run_scrapy``).
+
+    The fault tests are about list pages, whose generated posts have no pages: the crawl
+    stays on list pages (``-a content=0``) unless ``content``."""
     started = time.monotonic()
+    args = args if content else ("-a", "content=0", *args)
     result = run_scrapy("crawl", layout, "-a", f"url={url}", *args, output=output, timeout=timeout)
     return Crawl(result, output, time.monotonic() - started)
 
 
 def start_crawl(layout: str, url: str, *args: str, output: Path, log: Path) -> subprocess.Popen:
-    """The same crawl started in the background, its log written to ``log`` as it goes."""
+    """The same crawl (list pages only) started in the background, its log written to
+    ``log`` as it goes."""
     command = [
-        sys.executable, "-m", "scrapy", "crawl", layout, "-a", f"url={url}", *args,
-        "-s", f"OUTPUT_DIR={output}",
+        sys.executable, "-m", "scrapy", "crawl", layout, "-a", f"url={url}", "-a", "content=0",
+        *args, "-s", f"OUTPUT_DIR={output}",
     ]  # fmt: skip
     with log.open("wb") as stderr:
         return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)

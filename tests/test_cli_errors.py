@@ -36,7 +36,7 @@ def only_line(result: subprocess.CompletedProcess) -> str:
         (["-a", "max_pages=0"], "-a max_pages=0: Input should be greater than or equal to 1"),
         (["-a", "max_pages=-3"], "-a max_pages=-3: Input should be greater than or equal to 1"),
         (["-a", "max_pages=lots"], "-a max_pages=lots: Input should be a valid integer"),
-        (["-a", "ulr=x"], "-a ulr: unknown argument (known: url, site, full, max_pages)"),
+        (["-a", "ulr=x"], "-a ulr: unknown argument (known: url, site, full, content, max_pages)"),
         (["-a", "full=maybe"], "-a full=maybe"),
         (["-a", "site=nope"], "unknown site 'nope'"),
         (["-s", "RUN_ID=../x"], "unsafe run id"),
@@ -81,7 +81,7 @@ def test_crawl_help_lists_the_spider_arguments_with_their_meaning(tmp_path: Path
     for name, meaning in arguments_help():
         assert f"{name} {' '.join(meaning.replace('`', '').split())}" in flat, name
     assert [name for name, _ in arguments_help()] == list(SpiderArguments.model_fields)
-    assert set(SpiderArguments.model_fields) == {"url", "site", "full", "max_pages"}
+    assert set(SpiderArguments.model_fields) == {"url", "site", "full", "content", "max_pages"}
 
 
 def test_the_readme_table_is_the_models_descriptions() -> None:

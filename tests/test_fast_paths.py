@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import io
 import unicodedata
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urljoin
 
@@ -64,8 +65,15 @@ class ReferenceLoader(ItemLoader):
     title_out = Compose(join_texts, clean_text, strip_pinned_mark)
     summary_out = Compose(join_texts, clean_text, strip_summary_labels)
     published_raw_out = Compose(join_texts, clean_text)
-    tags_out = Compose(unique)
+    tags_out = categories_out = Compose(unique)
     views_in = comments_in = likes_in = MapCompose(parse_count)
+
+    def add_value(self, field_name: str | None, value: Any, *args: Any, **kwargs: Any) -> None:
+        # A post's category values are its categories: every one in `categories`.
+        if field_name == "category":
+            value = list(value) if isinstance(value, Iterator) else value
+            super().add_value("categories", value, *args, **kwargs)
+        super().add_value(field_name, value, *args, **kwargs)
 
     def add_counts(self, texts: list[str]) -> None:
         for field, count in labelled_counts(texts).items():
@@ -77,7 +85,7 @@ class ReferenceLoader(ItemLoader):
 
 def _completed(item: dict[str, Any]) -> dict[str, Any]:
     """An itemloaders item with what PostLoader adds: every column, the id of the url."""
-    values = {**dict.fromkeys(POST_FIELDS), "tags": [], **item}
+    values = {**dict.fromkeys(POST_FIELDS), "tags": [], "categories": [], "gone": False, **item}
     if values["url"]:
         values["id"] = post_id(values["url"])
     return values

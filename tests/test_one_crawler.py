@@ -14,11 +14,15 @@ LATENCY = 0.3  # seconds the server takes per page: long enough for requests to 
 
 
 def blogs_on_one_host() -> Site:
-    """``BLOGS`` card-list blogs under ``/blogN/hot``, two posts each, on one server."""
+    """``BLOGS`` card-list blogs under ``/blogN/hot``, two posts each with its page, on one
+    server."""
     routes = {
         f"/blog{n}/hot": html_route(list_page([(f"/blog{n}/p/{i}", f"文章{i}") for i in (1, 2)]))
         for n in range(BLOGS)
     }
+    post = html_route('<html><body><article><div class="post-content"><p>正文</p></div>'
+                      "</article></body></html>")  # fmt: skip
+    routes.update({f"/blog{n}/p/{i}": post for n in range(BLOGS) for i in (1, 2)})
     return Site(start="/blog0/hot", routes=routes)
 
 
@@ -45,11 +49,12 @@ def test_blogs_of_one_host_share_its_limits(serve, tmp_path: Path) -> None:  # n
         output=tmp_path / "output",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    hits = [hit for hit in server.log if hit.path.endswith("/hot")]
-    assert len(hits) == BLOGS
+    hits = [hit for hit in server.log if hit.path != "/robots.txt"]
+    assert len(hits) == BLOGS + 2 * BLOGS  # list pages, then the post pages: same host slot
     # One crawler per site would have sent all of them at once.
     assert peak_in_flight([hit.at for hit in hits], LATENCY) <= 2
     posts = read_jsonl(tmp_path / "output" / "posts.jsonl")
     assert len(posts) == 2 * BLOGS
+    assert {post["content"] for post in posts} == {"正文"}
     assert {post["site"] for post in posts} == {f"blog{n}" for n in range(BLOGS)}
     assert f"{BLOGS} of {BLOGS} site(s) crawled" in result.stdout

@@ -50,7 +50,9 @@ def test_every_field_declared_once_with_a_type_and_a_meaning() -> None:
     for name, schema in properties.items():
         assert schema["type"] and schema["description"].strip(), name
     # The crawl's own bookkeeping stays on the item but outside the schema.
-    assert set(PostItem.fields) == {*SCHEMA_FIELDS, "source_page", "replayed"}
+    assert set(PostItem.fields) == {
+        *SCHEMA_FIELDS, "source_page", "replayed", "updated_raw", "post_page_failed"
+    }
 
 
 # A valid post, then one wrong value per line: the schema rejects each.
@@ -113,11 +115,12 @@ def test_one_column_order_everywhere(exported: Path) -> None:
     schema = post_json_schema()
     assert POST_FIELDS == (
         "id", "url", "title", "summary", "author", "published_at", "date_precision",
-        "published_raw", "category", "tags", "views", "comments", "likes", "site", "layout",
-        "crawled_at",
+        "published_raw", "updated_at", "category", "categories", "tags", "views", "comments",
+        "likes", "content", "word_count", "gone", "site", "layout", "crawled_at",
     )  # fmt: skip
     assert schema["required"] == list(POST_FIELDS)
-    assert list(schema["properties"]) == list(DELTA_FIELDS) == [*POST_FIELDS, "change"]
+    assert list(schema["properties"]) == list(DELTA_FIELDS)
+    assert list(DELTA_FIELDS) == [*POST_FIELDS, "change", "changed_fields"]
     assert get_project_settings().getlist("FEED_EXPORT_FIELDS") == list(POST_FIELDS)
     assert csv_header(exported / "posts.csv") == list(POST_FIELDS)
     assert csv_header(exported / "runs" / "run1" / "changes.csv") == list(DELTA_FIELDS)
@@ -151,6 +154,8 @@ def test_readme_field_table_is_the_schema() -> None:
 
 def changed_value(name: str, value: Any) -> Any:
     """Another value of the field's type."""
+    if isinstance(value, bool):
+        return not value
     if isinstance(value, list):
         return [*value, "新"]
     if isinstance(value, int):
@@ -163,8 +168,8 @@ def changed_value(name: str, value: Any) -> Any:
 def test_tracked_fields_decide_what_a_changed_post_is(tmp_path: Path) -> None:
     assert store_module.TRACKED_FIELDS is TRACKED_FIELDS
     assert TRACKED_FIELDS == (
-        "url", "title", "summary", "author", "published_at", "date_precision", "category",
-        "tags", "views", "comments", "likes",
+        "url", "title", "summary", "author", "published_at", "date_precision", "updated_at",
+        "category", "categories", "tags", "views", "comments", "likes", "content", "gone",
     )  # fmt: skip
     store = SQLiteStore(tmp_path / "s.sqlite")
     for n, name in enumerate(POST_FIELDS, start=1):

@@ -21,7 +21,7 @@ from scrapy.commands import ScrapyHelpFormatter
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
-from crawler.arguments import arguments_help, validate_arguments
+from crawler.arguments import SpiderArguments, arguments_help, validate_arguments
 from crawler.lock import LockBusy, RunLock
 from crawler.runs import output_dir, prepare_output_dir, run_dir, run_id
 from crawler.sites import SiteConfig, SiteError, registry
@@ -76,7 +76,7 @@ class Command(ScrapyCrawlCommand):
         super().__init__()
         self.spidercls: type[BlogSpider] | None = None
         self.site: SiteConfig | None = None
-        self.full = False
+        self.arguments: SpiderArguments | None = None
 
     def long_desc(self) -> str:
         return (
@@ -110,10 +110,10 @@ class Command(ScrapyCrawlCommand):
             prepare_output_dir(self.settings)  # OutputDirError: unusable; the lock would create it
         except (SiteError, ValueError) as exc:
             refuse(str(exc))
-        self.spidercls, self.site, self.full = spidercls, site, arguments.full
+        self.spidercls, self.site, self.arguments = spidercls, site, arguments
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if self.spidercls is None or self.site is None:
+        if self.spidercls is None or self.site is None or self.arguments is None:
             super().run(args, opts)
             return
         assert self.crawler_process is not None and self.settings is not None
@@ -122,7 +122,10 @@ class Command(ScrapyCrawlCommand):
         crawler = self.crawler_process.create_crawler(self.spidercls)
         try:
             with RunLock(output_dir(self.settings) / ".lock"):
-                self.crawler_process.crawl(crawler, sites=[self.site], full=self.full, **private)
+                self.crawler_process.crawl(
+                    crawler, sites=[self.site], full=self.arguments.full,
+                    content=self.arguments.content, **private,
+                )  # fmt: skip
                 self.crawler_process.start()
         except LockBusy as exc:
             print(f"not crawling: {exc}")

@@ -57,7 +57,7 @@ class Command(ScrapyCommand):
     registry_sites: dict[str, SiteConfig]
 
     def syntax(self) -> str:
-        return "[--site NAME ...] [--sample] [--full]"
+        return "[--site NAME ...] [--sample] [--full] [--no-content]"
 
     def short_desc(self) -> str:
         return "Crawl every site of the registry (or the bundled samples) and write the exports"
@@ -78,6 +78,11 @@ class Command(ScrapyCommand):
         parser.add_argument(
             "--full", action="store_true", help="read every list page, not only the new ones"
         )
+        parser.add_argument(
+            "--no-content", dest="content", action="store_false",
+            help="stay on list pages: no post page is fetched (no content, post-page tags"
+            " and categories, updated_at for new posts)",
+        )  # fmt: skip
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -142,7 +147,9 @@ class Command(ScrapyCommand):
                     for name in ("EXPORTS_DEFERRED", "SUMMARY_DEFERRED"):
                         crawler.settings.set(name, True, priority="cmdline")
                     crawler.settings.set("RUN_ID", run, priority="cmdline")
-                    self.crawler_process.crawl(crawler, sites=sites, full=opts.full)
+                    self.crawler_process.crawl(
+                        crawler, sites=sites, full=opts.full, content=opts.content
+                    )
                     self.crawler_process.start()
                     summaries = list(getattr(crawler, "site_summaries", []))
                 except KeyboardInterrupt:

@@ -42,6 +42,9 @@ class RunSummaryExtension:
             min_date_coverage=settings.getfloat(
                 "HEALTH_MIN_DATE_COVERAGE", defaults.min_date_coverage
             ),
+            max_post_failure_ratio=settings.getfloat(
+                "HEALTH_MAX_POST_FAILURE_RATIO", defaults.max_post_failure_ratio
+            ),
         )
         self.stored_before: dict[str, int] = {}
         self.summaries: dict[str, SiteSummary] = {}
@@ -68,7 +71,8 @@ class RunSummaryExtension:
         summary = SiteSummary.from_stats(
             site=site_run.name, layout=site_run.layout.name, url=site_run.config.url,
             stats={**site_run.counts, "elapsed_time_seconds": site_run.duration},
-            failures=site_run.failures, stored_before=self.stored_before.get(site_run.name, 0),
+            failures=site_run.failures, post_failures=site_run.post_failures,
+            stored_before=self.stored_before.get(site_run.name, 0),
             finish_reason=reason, thresholds=self.thresholds,
         )  # fmt: skip
         self.summaries[site_run.name] = summary

@@ -52,6 +52,14 @@ class CardsLayout(Layout):
     signature = ("main.post-list > article.post-card", ".post-card .post-stat")
     # The "hot" list is sorted by views, not date: a new post can be on any page.
     date_ordered = False
+    # A post page: the body in article .post-content, tags as .post-tags links (the sample's
+    # markup; NexT 8's article.post-content is a whole article, not matched).
+    post_body = "article .post-content"
+
+    @classmethod
+    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+        loader.add_css("tags", ".post-tags a::text")
+        cls.populate_post_metadata(loader, response)
 
     @classmethod
     def post_nodes(cls, response: Response) -> Iterable[Selector]:

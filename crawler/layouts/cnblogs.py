@@ -24,6 +24,11 @@ _POSTS = (
 )
 _LINK = f"(.//a[{has_class('postTitle2')} or {has_class('entrylistItemTitle')}])[1]"
 _SUMMARY = f"descendant-or-self::*[{has_class('c_b_p_desc')}]//text()[not(parent::*[{_MORE}])]"
+# The ids a post page's scripts carry, for the category/tag endpoint its JavaScript calls.
+_BLOG_ID = re.compile(r"\b(?:currentBlogId|cb_blogId)\s*=\s*(\d+)")
+_BLOG_APP = re.compile(r"\b(?:currentBlogApp|cb_blogApp)\s*=\s*['\"]([\w-]+)['\"]")
+_ENTRY_ID = re.compile(r"\bcb_entryId\s*=\s*(\d+)")
+_CATEGORIES, _TAGS = "//*[@id='BlogPostCategory']//a/text()", "//*[@id='EntryTag']//a/text()"
 _NEXT = (
     "//div[@id='nav_next_page']/a/@href"
     f" | //div[{has_class('pager')}]//a[starts-with(normalize-space(), '下一页')]/@href"
@@ -84,6 +89,34 @@ class CnblogsLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:
         return list(dict.fromkeys(h.strip() for h in response.xpath(_NEXT).getall()))
+
+    # A post page (/<app>/p/<id>.html): the body is the same div in every skin; the
+    # signature and the code toolbars of the old editor are not the post.
+    post_body = "#cnblogs_post_body"
+    post_chrome = ("#MySignature", ".cnblogs_code_toolbar", ".cnblogs_code_copy")
+
+    @classmethod
+    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+        cls.populate_post_metadata(loader, response)
+        cls.populate_post_extra(loader, response)  # filled when the page was saved after JS
+
+    @classmethod
+    def post_extra_urls(cls, response: Response) -> Iterable[str]:
+        """The category/tag endpoint the page's JavaScript would call, unless the page
+        already holds its answer."""
+        if node_texts(response.selector, f"{_CATEGORIES} | {_TAGS}"):
+            return ()
+        scripts = " ".join(response.xpath("//script[not(@src)]/text()").getall())
+        found = [pattern.search(scripts) for pattern in (_BLOG_APP, _BLOG_ID, _ENTRY_ID)]
+        if not all(found):
+            return ()
+        app, blog, entry = (match.group(1) for match in found if match)
+        return [f"/{app}/ajax/CategoriesTags.aspx?blogId={blog}&postId={entry}"]
+
+    @classmethod
+    def populate_post_extra(cls, loader: PostLoader, response: Response) -> None:
+        loader.add_value("category", node_texts(response.selector, _CATEGORIES))
+        loader.add_value("tags", node_texts(response.selector, _TAGS))
 
     @classmethod
     def site_root(cls, url: str) -> str:

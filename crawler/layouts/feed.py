@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from contextlib import suppress
@@ -11,6 +12,7 @@ from lxml import etree
 from parsel import Selector
 from scrapy.http import Response, TextResponse
 
+from crawler.content import html_markdown
 from crawler.layouts import Layout
 from crawler.loaders import PostLoader
 from crawler.processors import html_to_text
@@ -60,7 +62,8 @@ def _text(element: etree._Element | None) -> str | None:
 
 
 def _add_text(
-    loader: PostLoader, field: str, element: etree._Element | None, default_type: str = "text"
+    loader: PostLoader, field: str, element: etree._Element | None, default_type: str = "text",
+    base_url: str = "",
 ) -> None:
     """Add an RSS element or Atom text construct; HTML (escaped, CDATA, xhtml) becomes text.
 
@@ -78,8 +81,25 @@ def _add_text(
         markup = element.text or ""
     if field == "summary":
         loader.add_html_summary(markup)
+    elif field == "content":
+        body = html_markdown(_unescaped(markup), base_url)
+        loader.add_value("content", body.markdown)
+        loader.add_value("word_count", body.word_count)
     else:
         loader.add_value(field, html_to_text(markup))
+
+
+def _joined(response: Response, link: str | None) -> str:
+    """A post's absolute URL (the base of its content's links), or the feed's own URL."""
+    try:
+        return response.urljoin(link.strip()) if link else response.url
+    except ValueError:
+        return response.url
+
+
+def _unescaped(markup: str) -> str:
+    """HTML that is still entity-escaped (read as text twice, as Hugo's RSS) unescaped once."""
+    return html.unescape(markup) if "<" not in markup and "&lt;" in markup else markup
 
 
 class FeedLayout(Layout):
@@ -101,27 +121,40 @@ class FeedLayout(Layout):
     @classmethod
     def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
         if node.root.tag == "entry":
-            loader.add_value("url", node.xpath("link[@rel='alternate' or not(@rel)]/@href").get())
+            link = node.xpath("link[@rel='alternate' or not(@rel)]/@href").get()
+            loader.add_value("url", link)
             _add_text(loader, "title", (node_elements(node, "title") or [None])[0])
             _add_text(loader, "summary", _first(node, "summary", "content"))
+            # An entry's content is the whole post (a feed of excerpts gives only summary).
+            # Links in it are relative to the post, not to the feed.
+            _add_text(loader, "content", _first(node, "content"), base_url=_joined(response, link))
             # `updated` is the last edit, not the publication; but Atom requires only
             # `updated`, so it is the feed's one date when `published` is absent.
             loader.add_value("published_raw", _text(_first(node, "published", "updated")))
+            if _first(node, "published") is not None:
+                loader.add_value("updated_raw", _text(_first(node, "updated")))
             # RFC 4287: without its own author an entry has its source's or feed's.
             loader.add_xpath("author", "author/name/text() | source/author/name/text()")
             loader.add_xpath("author", "/feed/author/name/text()")
-            loader.add_xpath("tags", "category/@term")
+            # Hexo's and Hugo's feeds tell categories from tags by the term's scheme URL.
+            loader.add_xpath("category", "category[contains(@scheme, '/categories/')]/@term")
+            loader.add_xpath("tags", "category[not(contains(@scheme, '/categories/'))]/@term")
             return
         # RSS: a missing <link> falls back to a permalink <guid> (isPermaLink defaults true).
-        loader.add_value("url", _text(_first(node, "link", "guid[not(@isPermaLink='false')]")))
+        link = _text(_first(node, "link", "guid[not(@isPermaLink='false')]"))
+        loader.add_value("url", link)
         _add_text(loader, "title", (node_elements(node, "title") or [None])[0])
         _add_text(loader, "summary", _first(node, "description", "encoded"), "html")
+        # content:encoded is the whole post (WordPress, Halo); a description alone is not.
+        _add_text(loader, "content", _first(node, "encoded"), "html", _joined(response, link))
         loader.add_value("published_raw", _text(_first(node, "pubDate", "date")))
         author = _text(_first(node, "author", "creator"))
         if author is not None:
             named = _EMAIL_NAME.match(author.strip())
             loader.add_value("author", named.group(1) if named else author)
-        loader.add_value("tags", [_text(category) for category in node_elements(node, "category")])
+        # RSS 2.0: an item's <category> elements are its categories.
+        categories = [_text(category) for category in node_elements(node, "category")]
+        loader.add_value("category", categories)
 
     @classmethod
     def page_problem(cls, response: Response) -> str | None:

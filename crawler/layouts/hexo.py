@@ -12,6 +12,7 @@ from crawler.loaders import PostLoader
 from crawler.xpath import node_texts
 
 # The excerpt's blocks without the theme's "阅读全文 »" (.post-button; NexT 5 .post-more-link).
+_CATEGORIES = ".//*[@itemprop='about']//*[@itemprop='name']/text()"
 _EXCERPT = "(text() | *)[not(contains(@class, 'post-button') or contains(@class, 'more-link'))]"
 
 
@@ -63,3 +64,21 @@ class HexoLayout(Layout):
     def next_page_urls(cls, response: Response) -> Iterable[str]:
         links = response.css(".pagination a.next::attr(href), .pagination a[rel=next]::attr(href)")
         return [h for h in dict.fromkeys(h.strip() for h in links.getall()) if h]
+
+    # A post page: the same article with the whole body; tags in the footer's .post-tags,
+    # the update time as time[itemprop=dateModified]. Inside the body NexT may put the
+    # reward box, the copyright box and the "read more" anchor, none of them the post.
+    post_body = ".post-body"
+    post_chrome = (
+        ".reward-container", "#reward-container", ".post-reward", "#donate", ".reward",
+        ".post-copyright", ".post-widgets", ".post-nav", ".post-footer",
+    )  # fmt: skip
+
+    @classmethod
+    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+        cls.populate_post_metadata(loader, response)
+        post = cls.post_nodes(response)[:1]
+        loader.add_value("category", node_texts(post, _CATEGORIES))
+        # NexT 8 writes a tag as "# name"; 5 and 7 put an icon before it.
+        tags = (a.xpath("normalize-space()").get("") for a in post.css(".post-tags a"))
+        loader.add_value("tags", [tag.removeprefix("#") for tag in tags])

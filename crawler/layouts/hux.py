@@ -53,3 +53,16 @@ class HuxLayout(Layout):
     def next_page_urls(cls, response: Response) -> Iterable[str]:
         links = (h.strip() for h in response.css("ul.pager li.next a::attr(href)").getall())
         return [h for h in dict.fromkeys(links) if h]
+
+    # A post page (_layouts/post.html): the body is div.post-container, which also holds the
+    # previous/next pager, the share box and the comment box; tags are in the header.
+    post_body = ".post-container"
+    post_chrome = (
+        "ul.pager", ".social-share-wrapper", ".social-share", ".comment", "#disqus_comment",
+        "#disqus_thread", "#gitalk-container", "#lv-container", "hr[style]", ".post-footer-item",
+    )  # fmt: skip
+
+    @classmethod
+    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+        loader.add_css("tags", "header .post-heading .tags a.tag::text, header .tags a::text")
+        cls.populate_post_metadata(loader, response)

@@ -58,3 +58,23 @@ class WordpressLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: Response) -> Iterable[str]:
         return [h for h in dict.fromkeys(h.strip() for h in response.css(_NEXT).getall()) if h]
+
+    # A post page (single.php): the body is .entry-content, where sharing and related-post
+    # plugins (Jetpack, AddToAny, Kiwi) append their boxes; categories in the header
+    # (Twenty Twenty .entry-categories) or footer (.cat-links), tags .tags-links/.post-tags.
+    post_body = ".entry-content"
+    post_chrome = (
+        ".sharedaddy", ".jp-relatedposts", "#jp-relatedposts", ".addtoany_share_save_container",
+        ".a2a_kit", ".kiwi-article-bar", ".post-nav-links", ".screen-reader-text",
+    )  # fmt: skip
+
+    @classmethod
+    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+        article = response.css("article")[:1] or response.css("body")
+        loader.add_value(
+            "category", article.css(".entry-categories a::text, .cat-links a::text").getall()
+        )
+        loader.add_value(
+            "tags", article.css(".tags-links a::text, .post-tags a::text").getall()
+        )
+        cls.populate_post_metadata(loader, response)

@@ -20,11 +20,14 @@ def date_fields(raw: str | None, timezone: str, now: datetime) -> dict[str, str 
     parsed = parse_date(raw, timezone, now) if raw else None
     if parsed is None:
         return {"published_at": None, "date_precision": None}
-    return {"published_at": parsed.value.isoformat(), "date_precision": parsed.precision}
+    value = parsed.value
+    # Milliseconds as the page gives them (…38.334+00:00), not padded to microseconds.
+    spec = "milliseconds" if value.microsecond and value.microsecond % 1000 == 0 else "auto"
+    return {"published_at": value.isoformat(timespec=spec), "date_precision": parsed.precision}
 
 
 class DatesPipeline:
-    """Fills ``published_at``, ``date_precision`` and ``crawled_at``.
+    """Fills ``published_at``, ``date_precision``, ``updated_at`` and ``crawled_at``.
 
     The item keeps ``published_raw``; a text that holds no date leaves ``published_at`` null
     (never the crawl time), logged with the page and counted as ``dates/unparsed``.
@@ -49,7 +52,12 @@ class DatesPipeline:
         item["crawled_at"] = now.isoformat()
         raw = item.get("published_raw")
         site = item.get("site")
-        item.update(date_fields(raw, self._timezone(site), now))
+        timezone = self._timezone(site)
+        item.update(date_fields(raw, timezone, now))
+        # The post page's update time, read the same way (null when it shows none).
+        updated = item.get("updated_raw")
+        if updated:
+            item["updated_at"] = date_fields(updated, timezone, now)["published_at"]
         if item["published_at"] is not None:
             count(self.crawler, site, "dates/parsed")
         elif raw:

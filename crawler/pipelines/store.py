@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from crawler.items import POST_FIELDS, PostItem
+from crawler.processors import unique
 from crawler.runs import acquire_store, release_store, run_id
 from crawler.site_run import count
 from crawler.store import UNCHANGED
+
+# What only a post page gives: kept from the store while the page is not read again.
+PAGE_FIELDS = ("content", "word_count", "updated_at")
+
+
+def keep_page_fields(item: PostItem, stored: dict[str, Any]) -> None:
+    """Fill a post whose page was not read this run (not needed, 304, failed, or a run with
+    ``-a content=0``) with what the store holds of its page, so nothing read is lost."""
+    for name in PAGE_FIELDS:
+        item[name] = stored.get(name)
+    for name in ("tags", "categories"):
+        item[name] = unique([*(item.get(name) or ()), *(stored.get(name) or ())])
+    item["category"] = item["categories"][0] if item["categories"] else None
+    item["gone"] = bool(item.get("gone") or stored.get("gone"))
+    item["post_page_failed"] = bool(item.get("post_page_failed") or stored.get("post_page_failed"))
 
 
 class StorePipeline:
@@ -34,9 +52,13 @@ class StorePipeline:
         if item.get("replayed"):
             item["change"] = UNCHANGED  # from the store itself: nothing to record
             return item
-        item["change"] = self.store.record(
-            {name: item.get(name) for name in POST_FIELDS}, self.run_id
-        )
+        if item.get("content") is None:  # its page not read this run: keep what was read
+            stored = next(self.store.posts_by_id([item["id"]]), None)
+            if stored is not None:
+                keep_page_fields(item, stored)
+        record = {name: item.get(name) for name in POST_FIELDS}
+        record["post_page_failed"] = bool(item.get("post_page_failed"))
+        item["change"] = self.store.record(record, self.run_id)
         count(self.crawler, item.get("site"), f"store/{item['change']}")
         return item
 

@@ -6,12 +6,21 @@ Each site is a folder with ``site.json``::
      "entries": ["/RobinDevNotes/archive/2026/09"],
      "routes": {"/RobinDevNotes/": {"file": "home-1.html"},
                 "/RobinDevNotes/page2": {"redirect": "/RobinDevNotes/page2/"},
-                "/feed.xml": {"file": "feed.xml", "content_type": "application/rss+xml"}}}
+                "/feed.xml": {"file": "feed.xml", "content_type": "application/rss+xml"},
+                "/RobinDevNotes/p/*[0-4]": {"file": "post-1.html"},
+                "/RobinDevNotes/p/*": {"file": "post-2.html"},
+                "/RobinDevNotes/ajax/CategoriesTags.aspx": {"file": "tags.html",
+                                                           "any_query": true}}}
 
 A route serves a file (``content_type`` defaults from the file name, UTF-8), or redirects
-(301). Files are read with :mod:`importlib.resources`, so the samples work from an installed
-package or a Scrapyd egg as well as from a checkout. Every file response carries an ETag and
-Last-Modified and answers conditional requests with 304.
+(301). A route's path is matched with its query (``/hot?page=2``), exactly. A path holding
+``*`` is a pattern instead (:func:`fnmatch.fnmatchcase`, so ``[0-4]`` works too), and a route
+with ``"any_query": true`` answers its path whatever the query: both are matched against the
+request's path without its query, in ``site.json`` order, once the exact routes missed. They
+let a handful of post pages answer every post link of the list pages. Files are read with
+:mod:`importlib.resources`, so the samples work from an installed package or a Scrapyd egg as
+well as from a checkout. Every file response carries an ETag and Last-Modified and answers
+conditional requests with 304.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import json
 import threading
 from dataclasses import dataclass, field, replace
 from email.utils import formatdate
+from fnmatch import fnmatchcase
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -51,36 +61,57 @@ class Route:
 
 @dataclass
 class Site:
-    """A sample site: its routes keyed by path (with query), and its start path."""
+    """A sample site: its routes keyed by path (with query), its start path, and the routes
+    matched on the path alone (patterns), tried in order when no exact route matches."""
 
     start: str
     routes: dict[str, Route]
     origin: str = ""
     # Further entry pages that nothing links to (cnblogs' monthly archives are linked by JS).
     entries: tuple[str, ...] = ()
+    # (pattern, route): fnmatch patterns, and paths answered whatever their query.
+    patterns: tuple[tuple[str, Route], ...] = ()
+
+    def find(self, path: str, query: str = "") -> Route | None:
+        """The route of a request: the exact one (path and query), else the first pattern
+        the path (without query) matches."""
+        route = self.routes.get(path + (f"?{query}" if query else ""))
+        if route is not None:
+            return route
+        return next((found for pattern, found in self.patterns if fnmatchcase(path, pattern)), None)
 
 
 def load_site(folder: Traversable | Path) -> Site:
     """Read a site folder (``site.json`` and the files it names)."""
     spec: dict[str, Any] = json.loads(folder.joinpath("site.json").read_text(encoding="utf-8"))
     routes: dict[str, Route] = {}
+    patterns: list[tuple[str, Route]] = []
     for path, entry in spec["routes"].items():
-        if "redirect" in entry:
-            routes[path] = Route(redirect=entry["redirect"], status=entry.get("status", 301))
-            continue
-        name = entry["file"]
-        suffix = name[name.rfind(".") :]
-        routes[path] = Route(
-            body=folder.joinpath(name).read_bytes(),
-            content_type=entry.get("content_type", _TYPES.get(suffix, "application/octet-stream")),
-            status=entry.get("status", 200),
-            headers=entry.get("headers", {}),
-        )
+        route = _route(folder, entry)
+        if "*" in path or entry.get("any_query"):
+            patterns.append((path, route))
+        else:
+            routes[path] = route
     return Site(
         start=spec["start"],
         routes=routes,
         origin=spec.get("origin", ""),
         entries=tuple(spec.get("entries", ())),
+        patterns=tuple(patterns),
+    )
+
+
+def _route(folder: Traversable | Path, entry: dict[str, Any]) -> Route:
+    """The route a ``site.json`` entry describes (its file read now)."""
+    if "redirect" in entry:
+        return Route(redirect=entry["redirect"], status=entry.get("status", 301))
+    name = entry["file"]
+    suffix = name[name.rfind(".") :]
+    return Route(
+        body=folder.joinpath(name).read_bytes(),
+        content_type=entry.get("content_type", _TYPES.get(suffix, "application/octet-stream")),
+        status=entry.get("status", 200),
+        headers=entry.get("headers", {}),
     )
 
 
@@ -151,7 +182,7 @@ class SiteServer(ThreadingHTTPServer):
 
     def route(self, raw_path: str) -> Route | None:
         parts = urlsplit(raw_path)
-        route = self.site.routes.get(parts.path + (f"?{parts.query}" if parts.query else ""))
+        route = self.site.find(parts.path, parts.query)
         if route is None or not self.site.origin:
             return route
         origin, base = self.site.origin.encode(), self.base_url.encode()

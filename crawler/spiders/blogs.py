@@ -23,7 +23,8 @@ from w3lib.url import canonicalize_url
 
 from crawler.arguments import validate_arguments
 from crawler.items import PostItem
-from crawler.layouts import get_layout, layouts
+from crawler.layouts import get_layout, layouts, merge_post_page
+from crawler.loaders import PostLoader
 from crawler.request_failures import describe_failure
 from crawler.site_run import SiteRun, count, site_closed
 from crawler.sites import SiteConfig
@@ -49,17 +50,20 @@ class BlogSpider(scrapy.Spider):
         super().__init__(*args, **kwargs)
         if sites is None:  # `scrapy crawl LAYOUT -a …`: the arguments name one site
             checked, site = validate_arguments(self.name, arguments)
-            sites, full = [site], checked.full
-        else:  # from code: the sites, and whether to read every list page
+            sites, full, content = [site], checked.full, checked.content
+        else:  # from code: the sites, whether to read every list page and the post pages
             full = bool(arguments.pop("full", False))
+            content = bool(arguments.pop("content", True))
         self.site_runs: dict[str, SiteRun] = {}
         for site in sites:
             layout = get_layout(site.layout)
             self.site_runs[site.name] = SiteRun(
-                config=site, layout=layout, root=layout.site_root(site.url), full=full
-            )
+                config=site, layout=layout, root=layout.site_root(site.url), full=full,
+                content=content,
+            )  # fmt: skip
         self.allowed_domains = sorted({run.config.host for run in self.site_runs.values()})
         self._read: set[tuple[str, str]] = set()  # (site, list page) asked for: none twice
+        self._posts_asked: set[str] = set()  # ids of the posts whose page was asked for
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> BlogSpider:
@@ -95,19 +99,32 @@ class BlogSpider(scrapy.Spider):
         self._read.add(key)
         return True
 
-    def list_request(self, run: SiteRun, url: str) -> scrapy.Request:
-        """A request for a list page of ``run``'s site, counted as pending for it."""
-        run.pages_requested += 1
+    def _request(self, run: SiteRun, url: str, **kwargs: Any) -> scrapy.Request:
+        """A request of ``run``'s site, counted as pending for it."""
         run.pending += 1
         # AutoThrottle must not slow down a loopback host's slot (see from_crawler).
         fast = run.config.is_loopback and not self.crawler.settings.getbool("THROTTLE_LOOPBACK")
-        return scrapy.Request(
-            url,
-            callback=self.parse,
-            errback=self.request_failed,
-            dont_filter=True,  # filtered per run by _first_time
-            meta={"site": run.name, "list_page": True, "autothrottle_dont_adjust_delay": fast},
+        meta = {"site": run.name, "autothrottle_dont_adjust_delay": fast, **kwargs.pop("meta")}
+        return scrapy.Request(url, dont_filter=True, meta=meta, **kwargs)
+
+    def list_request(self, run: SiteRun, url: str) -> scrapy.Request:
+        """A request for a list page of ``run``'s site (filtered per run by _first_time)."""
+        run.pages_requested += 1
+        return self._request(
+            run, url, callback=self.parse, errback=self.request_failed, meta={"list_page": True}
         )
+
+    def post_request(self, run: SiteRun, item: PostItem) -> scrapy.Request:
+        """A request for the page of the post ``item``, which it carries until answered.
+
+        Post pages go before further list pages: a post waits in memory only as long as its
+        page takes, and a site's posts leave the crawl as its list is read."""
+        self._posts_asked.add(item["id"])
+        item.update(post_page_failed=False, gone=False)  # until this request fails
+        return self._request(
+            run, item["url"], callback=self.parse_post, errback=self.post_failed, priority=1,
+            meta={"post_item": item},
+        )  # fmt: skip
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[PostItem | scrapy.Request]:
         run = self.site_runs[response.meta["site"]]
@@ -148,8 +165,117 @@ class BlogSpider(scrapy.Spider):
             count(crawler, run.name, "layout/empty_list_pages")
             logger.warning("no posts found on %s (layout %s)", response.url, layout.name)
         run.items_pending += len(items)
-        yield from items
+        for item in items:
+            yield from self._post_or_page(run, item)
         yield from self.follow(run, response, next_urls)
+
+    def _post_or_page(
+        self, run: SiteRun, item: PostItem
+    ) -> Iterator[PostItem | scrapy.Request]:
+        """The post itself, or the request for its page when its content is to be read
+        (the incremental middleware drops the requests for pages already read)."""
+        url, post = item.get("url"), item.get("id")
+        if not run.content or item.get("content") is not None or not url or not post:
+            yield item
+        elif post in self._posts_asked:
+            # Listed twice (a pinned post): its first sighting is being read; this one
+            # would reach the pipelines first and be kept without content.
+            count(self.crawler, run.name, "posts/listed_again")
+            run.items_pending -= 1
+        elif not run.on_site(url):
+            count(self.crawler, run.name, "posts/offsite_pages_skipped")
+            logger.debug("not reading the post page %s: outside %s", url, run.root)
+            yield item
+        else:
+            yield self.post_request(run, item)
+
+    def retry_post_page(self, run: SiteRun, stored: dict[str, Any]) -> scrapy.Request | None:
+        """A request for the page of a stored post whose page the last run did not get
+        (None if this run already asked for it)."""
+        if stored["id"] in self._posts_asked:
+            return None
+        run.items_pending += 1  # the post goes through the pipelines again
+        count(self.crawler, run.name, "posts/pages_retried")
+        return self.post_request(run, PostItem({
+            name: value for name, value in stored.items() if name in PostItem.fields
+        }))  # fmt: skip
+
+    def parse_post(self, response: Response) -> Iterator[PostItem | scrapy.Request]:
+        """A post's page: its body, tags, categories and update time join its list fields."""
+        run = self.site_runs[response.meta["site"]]
+        item: PostItem = response.meta["post_item"]
+        try:
+            if response.status == 304:  # as last read: the store keeps what it has
+                count(self.crawler, run.name, "posts/pages_unchanged")
+                yield item
+                return
+            try:
+                page = run.layout.read_post(response)
+                extra = [response.urljoin(url) for url in run.layout.post_extra_urls(response)]
+            except Exception as exc:  # a page the layout cannot read: this post's failure
+                self._post_not_read(run, item, response.url, f"cannot read it: {exc}")
+                logger.debug("the error reading %s", response.url, exc_info=True)
+                yield item
+                return
+            if page.method is None:
+                self._post_not_read(run, item, response.url, "no post body found")
+            else:
+                count(self.crawler, run.name, f"posts/pages_read_by_{page.method}")
+            merge_post_page(item, page.fields)
+            if extra:
+                yield self._request(
+                    run, extra[0], callback=self.parse_post_extra,
+                    errback=self.post_extra_failed, priority=2, meta={"post_item": item},
+                )  # fmt: skip
+                return
+            yield item
+        finally:
+            self.answered(run)
+
+    def parse_post_extra(self, response: Response) -> Iterator[PostItem]:
+        """A further page of a post's fields (cnblogs' categories and tags)."""
+        run = self.site_runs[response.meta["site"]]
+        item: PostItem = response.meta["post_item"]
+        try:
+            loader = PostLoader(selector=response.selector, base_url=response.url)
+            run.layout.populate_post_extra(loader, response)
+            merge_post_page(item, loader.loaded())
+        except Exception as exc:
+            self._post_not_read(run, item, response.url, f"cannot read it: {exc}")
+            logger.debug("the error reading %s", response.url, exc_info=True)
+        finally:
+            self.answered(run)
+        yield item
+
+    def post_failed(self, failure: Failure) -> Iterator[PostItem]:
+        """A post page not had (after retries): the post goes on with its list fields; a
+        404 or 410 marks it ``gone``."""
+        request = failure.request  # type: ignore[attr-defined]
+        run, item = self.site_runs[request.meta["site"]], request.meta["post_item"]
+        status = getattr(getattr(failure.value, "response", None), "status", None)
+        if status in (404, 410):
+            item["gone"] = True
+            count(self.crawler, run.name, "posts/gone")
+        self._post_not_read(run, item, request.url, describe_failure(failure))
+        self.answered(run)
+        yield item
+
+    def post_extra_failed(self, failure: Failure) -> Iterator[PostItem]:
+        """A post's extra page not had: the post goes on with what its page gave."""
+        request = failure.request  # type: ignore[attr-defined]
+        run = self.site_runs[request.meta["site"]]
+        self._post_not_read(run, request.meta["post_item"], request.url,
+                            describe_failure(failure))  # fmt: skip
+        self.answered(run)
+        yield request.meta["post_item"]
+
+    def _post_not_read(self, run: SiteRun, item: PostItem, url: str, reason: str) -> None:
+        """Count and log a post page (or its extra page) not read, with its URL."""
+        item["post_page_failed"] = True
+        run.post_failures.append(f"{url}: {reason}")
+        count(self.crawler, run.name, "posts/page_failures")
+        logger.warning("%s: post page %s not read (%s); the post keeps its list fields",
+                       run.name, url, reason)  # fmt: skip
 
     def follow(
         self, run: SiteRun, response: Response, urls: Iterable[str]
@@ -183,12 +309,12 @@ class BlogSpider(scrapy.Spider):
         self.answered(run)
 
     def abandon(self, request: scrapy.Request) -> None:
-        """A list-page request made by this spider that will not be sent (a middleware
-        dropped it on purpose): it no longer keeps its site open."""
+        """A request made by this spider that will not be sent (a middleware dropped it on
+        purpose): it no longer keeps its site open."""
         self.answered(self.site_runs[request.meta["site"]])
 
     def answered(self, run: SiteRun) -> None:
-        """One list-page request of ``run`` is done (its posts are counted as pending)."""
+        """One request of ``run`` is done (the posts it gave are counted as pending)."""
         run.pending -= 1
         self._close_if_done(run)
 
