@@ -11,7 +11,9 @@ project's on-site rule; before further list pages, as the project's priority) an
 text of the post body, found with one CSS selector per layout (:data:`BODY_CSS`), its text
 by XPath ``string()`` (in libxml2: several times cheaper than joining ``::text`` nodes, each a
 Python selector) and whitespace collapsed, into a ``content`` field: the floor of reading post
-pages. It fetches nothing else (not cnblogs' category/tag endpoint). Run it as::
+pages. On cnblogs it then asks for the category/tag endpoint the page's script names (one
+regular expression an id) and takes its tags with one selector: the same requests as the
+project, whose cnblogs posts need that endpoint. Run it as::
 
     python -m scrapy runspider bench/bare_spiders.py -a layout=cnblogs -a url=URL \\
         -a site=NAME [-a posts=1] -O out.jsonl -s CONCURRENT_REQUESTS=16 ...
@@ -220,6 +222,12 @@ PARSERS: dict[str, Callable[[Response, ZoneInfo], Parsed]] = {
 }
 
 
+# cnblogs' post page script: currentBlogApp = 'app', currentBlogId = 1, cb_entryId = 2.
+_CNBLOGS_IDS = (
+    re.compile(r"currentBlogApp = '([\w-]+)'"), re.compile(r"currentBlogId = (\d+)"),
+    re.compile(r"cb_entryId = (\d+)"),
+)  # fmt: skip
+
 # The post body on a post page: one CSS selector per layout.
 BODY_CSS = {
     "cnblogs": "#cnblogs_post_body",
@@ -276,7 +284,20 @@ class BareSpider(scrapy.Spider):
         for link in dict.fromkeys(links):
             yield response.follow(link, callback=self.parse)
 
-    def parse_post(self, response: Response, item: Post) -> Iterator[Post]:
+    def parse_post(self, response: Response, item: Post) -> Iterator[Post | scrapy.Request]:
         """A post's page: the body's text, one selector, into ``content``."""
         item["content"] = body_text(response, self.layout)
+        found = [p.search(response.text) for p in _CNBLOGS_IDS] if self.layout == "cnblogs" else []
+        if not found or not all(found):
+            yield item
+            return
+        app, blog, entry = (match.group(1) for match in found if match)
+        yield response.follow(
+            f"/{app}/ajax/CategoriesTags.aspx?blogId={blog}&postId={entry}",
+            callback=self.parse_tags, cb_kwargs={"item": item}, priority=2,
+        )  # fmt: skip
+
+    def parse_tags(self, response: Response, item: Post) -> Iterator[Post]:
+        """cnblogs' category/tag endpoint: the tags, one selector."""
+        item["tags"] = response.css("#EntryTag a::text").getall()
         yield item

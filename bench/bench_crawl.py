@@ -621,12 +621,10 @@ def _extract_ways(layout: str) -> list[tuple[str, Callable[[Any], Any]]]:
 
     spec = get_layout(layout)
     selectors, body_css = body_selectors(), BODY_CSS[layout]
-    ways: list[tuple[str, Callable[[Any], Any]]] = []
-    if hasattr(spec, "read_post"):
-        ways.append(("layout: read_post()", spec.read_post))
-    post_body = getattr(spec, "post_body", "")
+    ways: list[tuple[str, Callable[[Any], Any]]] = [("layout: read_post()", spec.read_post)]
+    post_body = spec.post_body
     if post_body:
-        chrome = tuple(getattr(spec, "post_chrome", ()))
+        chrome = spec.post_chrome
         ways.append((
             f"layout: body_markdown({post_body!r})",
             lambda r: body_markdown(r.css(post_body)[0], r.url, chrome),
