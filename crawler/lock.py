@@ -1,8 +1,11 @@
-"""One run at a time per output folder: an advisory file lock.
+"""One run at a time: per output folder an advisory file lock, per PostgreSQL store
+(``POST_STORE_URL``) an advisory lock of the database server; :func:`run_lock` picks it.
 
 ``fcntl.flock`` is released by the kernel when its process dies, however it dies, so a lock
 left by a killed run never blocks the next one; the pid written in the file lets the next run
-say that it took over from a dead run.
+say that it took over from a dead run. The server's lock belongs to a database session, which
+ends when its process dies: the server releases it as the connection closes (for a machine
+that vanishes, when TCP keepalives give up, about a minute).
 """
 
 from __future__ import annotations
@@ -12,6 +15,14 @@ import logging
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
+
+from scrapy.settings import BaseSettings
+
+from crawler.runs import output_dir
+
+if TYPE_CHECKING:
+    import psycopg
 
 logger = logging.getLogger(__name__)
 
@@ -72,3 +83,88 @@ class RunLock:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.release()
+
+
+class StoreRunLock:
+    """``with StoreRunLock(url):`` — one run at a time per PostgreSQL store, whichever machine
+    runs it: a session advisory lock (``pg_try_advisory_lock``) held for the run on a
+    connection of its own. Raises :class:`LockBusy` if another session holds it."""
+
+    NAME = "blogcrawler run"  # the lock key is derived from it: the same in every version
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._connection: psycopg.Connection | None = None
+
+    def acquire(self) -> None:
+        # Imported here: a run without POST_STORE_URL never loads psycopg.
+        from crawler.pg_store import advisory_key, connect, describe
+
+        # Keepalives set for this session: the server notices a holder whose machine vanished
+        # within about a minute, not the system's default two hours.
+        connection = connect(
+            self.url, "run", tcp_keepalives_idle="30", tcp_keepalives_interval="10",
+            tcp_keepalives_count="3",
+        )  # fmt: skip
+        key = advisory_key(self.NAME)
+        try:
+            taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]
+            if not taken:
+                holder = self._holder(connection, key)
+                raise LockBusy(
+                    f"another run ({holder}) is using the store {describe(self.url)};"
+                    " try again later"
+                )
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+
+    @staticmethod
+    def _holder(connection: psycopg.Connection, key: int) -> str:
+        """Who holds the lock, as its session named itself (see ``connect``)."""
+        row = connection.execute(
+            "SELECT a.application_name, a.pid FROM pg_locks l JOIN pg_stat_activity a"
+            " ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted"
+            " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " AND l.classid::bigint = %s AND l.objid::bigint = %s AND l.objsubid = 1",
+            ((key >> 32) & 0xFFFFFFFF, key & 0xFFFFFFFF),
+        ).fetchone()
+        if row is None:
+            return "unknown"
+        name, pid = row
+        if name and name.startswith("blogcrawler run: "):
+            return name.removeprefix("blogcrawler run: ")
+        return f"database session {pid}"
+
+    def release(self) -> None:
+        if self._connection is not None:
+            # Closing the session releases the lock; the explicit unlock only says so sooner.
+            try:
+                from crawler.pg_store import advisory_key
+
+                self._connection.execute(
+                    "SELECT pg_advisory_unlock(%s)", (advisory_key(self.NAME),)
+                )
+            except Exception as exc:
+                logger.debug("unlocking the store failed (closing releases it): %s", exc)
+            self._connection.close()
+            self._connection = None
+
+    def __enter__(self) -> StoreRunLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+
+def run_lock(settings: BaseSettings) -> RunLock | StoreRunLock:
+    """The lock of one run: the store's (``POST_STORE_URL``: a PostgreSQL advisory lock, so
+    two controllers on two machines cannot overlap), else the output folder's file lock."""
+    url = settings.get("POST_STORE_URL")
+    if url:
+        return StoreRunLock(url)
+    return RunLock(output_dir(settings) / ".lock")

@@ -51,14 +51,32 @@ def run_dir(settings: BaseSettings, run: str) -> Path:
 
 
 def store_path(settings: BaseSettings) -> str:
-    """Where the store lives: ``POST_STORE_PATH``, default ``<OUTPUT_DIR>/posts.sqlite``."""
-    return settings.get("POST_STORE_PATH") or str(output_dir(settings) / "posts.sqlite")
+    """Where the store lives: ``POST_STORE_URL`` (a PostgreSQL database) if set, else
+    ``POST_STORE_PATH``, default ``<OUTPUT_DIR>/posts.sqlite``. Also the key under which
+    :func:`acquire_store` shares it within the process."""
+    return (
+        settings.get("POST_STORE_URL")
+        or settings.get("POST_STORE_PATH")
+        or str(output_dir(settings) / "posts.sqlite")
+    )
 
 
 def acquire_store(settings: BaseSettings) -> PostStore:
-    """The process's shared store configured by ``POST_STORE_CLASS`` / ``POST_STORE_PATH``."""
-    store_class = load_object(settings.get("POST_STORE_CLASS", "crawler.store.SQLiteStore"))
-    return StoreRegistry.acquire(store_class, store_path(settings))
+    """The process's shared store: ``POST_STORE_CLASS`` at ``POST_STORE_PATH`` (default: SQLite
+    under ``OUTPUT_DIR``), or with ``POST_STORE_URL`` set the PostgreSQL store there (or a
+    ``POST_STORE_CLASS`` of one's own, given the URL)."""
+    sqlite = "crawler.store.SQLiteStore"
+    name = settings.get("POST_STORE_CLASS") or sqlite
+    if settings.get("POST_STORE_URL") and name == sqlite:
+        name = "crawler.pg_store.PostgresStore"
+    return StoreRegistry.acquire(load_object(name), store_path(settings))
+
+
+def check_store(settings: BaseSettings) -> None:
+    """Open and release the configured store once, before a run: a PostgreSQL store that
+    cannot be reached raises ``StoreUnavailable`` (one line) here, not in the crawl."""
+    acquire_store(settings)
+    release_store(settings)
 
 
 def release_store(settings: BaseSettings) -> None:

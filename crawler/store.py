@@ -98,6 +98,15 @@ class PostStore(ABC):
         """Record whether this run's crawl of a site finished."""
 
     @abstractmethod
+    def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
+        """Keep what run ``run_id`` did for ``site`` (its summary, JSON-serialisable): how a
+        controller learns the outcome of sites crawled by other processes or machines."""
+
+    @abstractmethod
+    def site_runs(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """The summaries recorded for run ``run_id``, by site."""
+
+    @abstractmethod
     def exports_mark(self) -> str | None:
         """What the last complete export of the consolidated dataset was written with, or
         None when a post was recorded since (the dataset files are then out of date)."""
@@ -169,6 +178,12 @@ class SQLiteStore(PostStore):
         CREATE TABLE IF NOT EXISTS marks (
             name TEXT PRIMARY KEY,
             value TEXT
+        );
+        CREATE TABLE IF NOT EXISTS site_runs (
+            run_id TEXT NOT NULL,
+            site TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            PRIMARY KEY (run_id, site)
         );
         CREATE INDEX IF NOT EXISTS posts_order ON posts (site, published_utc DESC);
     """
@@ -311,6 +326,16 @@ class SQLiteStore(PostStore):
 
     def set_crawl_complete(self, site: str, complete: bool) -> None:
         self.db.execute("INSERT OR REPLACE INTO sites VALUES (?, ?)", (site, int(complete)))
+
+    def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO site_runs VALUES (?, ?, ?)",
+            (run_id, site, json.dumps(dict(summary), ensure_ascii=False)),
+        )
+
+    def site_runs(self, run_id: str) -> dict[str, dict[str, Any]]:
+        cursor = self.db.execute("SELECT site, summary FROM site_runs WHERE run_id = ?", (run_id,))
+        return {site: json.loads(summary) for site, summary in cursor}
 
     def exports_mark(self) -> str | None:
         row = self.db.execute("SELECT value FROM marks WHERE name = 'exports'").fetchone()

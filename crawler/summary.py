@@ -186,8 +186,12 @@ def format_table(summaries: list[SiteSummary]) -> str:
     return "\n".join(lines)
 
 
-def write_summary(path: Path, run_id: str, summaries: list[SiteSummary], status: int) -> None:
-    """Save the run's summary as JSON (beside the run's exports)."""
+def write_summary(
+    path: Path, run_id: str, summaries: list[SiteSummary], status: int,
+    notes: Sequence[str] = (),
+) -> None:  # fmt: skip
+    """Save the run's summary as JSON (beside the run's exports); ``notes``: what the run
+    has to say beyond its sites (``crawlall --scrapyd``: the nodes left out or lost)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     document = {
         "run_id": run_id,
@@ -195,6 +199,7 @@ def write_summary(path: Path, run_id: str, summaries: list[SiteSummary], status:
         "exit_meaning": EXIT_CODES[status],
         "partial": status == EXIT_INTERRUPTED,
         "sites": [asdict(s) | {"healthy": s.healthy} for s in summaries],
+        "notes": list(notes),
     }
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -93,3 +93,7 @@ def free_port_base(count: int = 4) -> int:
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+# The PostgreSQL fixtures (pgserver.py) for every test module: one server for the session.
+from pgserver import postgres_server, postgres_url  # noqa: E402, F401

@@ -87,7 +87,8 @@ def test_names_are_unique_and_the_spider_loader_finds_each() -> None:
     for _, cls in LAYOUTS:
         assert loader.load(cls.name).layout_name == cls.name
     # `scrapy list`: the layouts' spiders and nothing else (no abstract base to crawl).
-    assert sorted(loader.list()) == sorted(LAYOUT_IDS)
+    # and crawlall's spider, which Scrapyd nodes run for `crawlall --scrapyd`
+    assert sorted(loader.list()) == sorted([*LAYOUT_IDS, "crawlall"])
 
 
 @pytest.mark.parametrize(("module_name", "cls"), LAYOUTS, ids=LAYOUT_IDS)

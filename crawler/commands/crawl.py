@@ -22,8 +22,9 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
 from crawler.arguments import SpiderArguments, arguments_help, validate_arguments
-from crawler.lock import LockBusy, RunLock
-from crawler.runs import output_dir, prepare_output_dir, run_dir, run_id
+from crawler.lock import LockBusy, run_lock
+from crawler.pg_store import StoreUnavailable
+from crawler.runs import check_store, prepare_output_dir, run_dir, run_id
 from crawler.sites import SiteConfig, SiteError, registry
 from crawler.spiders.blogs import BlogSpider
 from crawler.summary import (
@@ -100,15 +101,17 @@ class Command(ScrapyCrawlCommand):
             spidercls = loader.load(args[0])
         except KeyError:
             refuse(f"unknown spider {args[0]!r} (known: {', '.join(sorted(loader.list()))})")
-        if not issubclass(spidercls, BlogSpider):
-            return
+        if not issubclass(spidercls, BlogSpider) or spidercls.layout_name is None:
+            return  # not a layout spider (crawlall's, as a Scrapyd job runs it): Scrapy's way
         try:
             arguments, site = validate_arguments(
                 spidercls.name, dict(opts.spargs), sites=registry(self.settings)
             )
             run_dir(self.settings, run_id(self.settings))  # a -s RUN_ID must stay in output/
             prepare_output_dir(self.settings)  # OutputDirError: unusable; the lock would create it
-        except (SiteError, ValueError) as exc:
+            if self.settings.get("POST_STORE_URL"):
+                check_store(self.settings)
+        except (SiteError, ValueError, StoreUnavailable) as exc:
             refuse(str(exc))
         self.spidercls, self.site, self.arguments = spidercls, site, arguments
 
@@ -121,7 +124,7 @@ class Command(ScrapyCrawlCommand):
         private = {k: v for k, v in opts.spargs.items() if k.startswith("_")}
         crawler = self.crawler_process.create_crawler(self.spidercls)
         try:
-            with RunLock(output_dir(self.settings) / ".lock"):
+            with run_lock(self.settings):
                 self.crawler_process.crawl(
                     crawler, sites=[self.site], full=self.arguments.full,
                     content=self.arguments.content, **private,
@@ -130,6 +133,10 @@ class Command(ScrapyCrawlCommand):
         except LockBusy as exc:
             print(f"not crawling: {exc}")
             self.exitcode = EXIT_LOCKED
+            return
+        except StoreUnavailable as exc:  # lost between the check and the run
+            print(f"not crawling: {exc}")
+            self.exitcode = EXIT_USAGE
             return
         except KeyboardInterrupt:
             pass  # Ctrl-C before the crawl's own handlers were in place: a stopped run

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 from contextlib import ExitStack
+from urllib.parse import urlsplit
 
 from scrapy.commands import ScrapyCommand
 
 from crawler.commands.crawl import refuse
 from crawler.exports import export_run
-from crawler.lock import LockBusy, RunLock
+from crawler.lock import LockBusy, run_lock
+from crawler.pg_store import StoreUnavailable
 from crawler.runs import (
     OutputDirError,
     acquire_store,
+    check_store,
     new_run_id,
     output_dir,
     prepare_output_dir,
@@ -20,13 +23,15 @@ from crawler.runs import (
     run_dir,
 )
 from crawler.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.scrapyd import ScrapydNode, ScrapydRun
 from crawler.sites import SiteConfig, SiteError, registry
-from crawler.spiders.blogs import BlogSpider
+from crawler.spiders.registry import RegistrySpider
 from crawler.summary import (
     EXIT_CODES,
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_SITE_FAILED,
+    EXIT_USAGE,
     SiteSummary,
     exit_status,
     format_table,
@@ -41,14 +46,6 @@ def sample_name(layout: str) -> str:
     return f"sample-{layout}"
 
 
-class RegistrySpider(BlogSpider):
-    """Every site of a ``crawlall`` run, of any layout, in one crawler (so Scrapy's download
-    slots hold the politeness limits per host across all of them). Not a ``scrapy crawl``
-    spider: it lives outside the spider modules."""
-
-    name = "crawlall"
-
-
 class Command(ScrapyCommand):
     """Crawl the registry's sites concurrently (politely: per-domain limits, AutoThrottle,
     robots.txt), then rewrite ``output/posts.{jsonl,csv}`` and the run's delta once."""
@@ -56,8 +53,12 @@ class Command(ScrapyCommand):
     requires_project = True
     registry_sites: dict[str, SiteConfig]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.notes: list[str] = []  # what --scrapyd has to say of its nodes
+
     def syntax(self) -> str:
-        return "[--site NAME ...] [--sample] [--full] [--no-content]"
+        return "[--site NAME ...] [--sample] [--full] [--no-content] [--scrapyd URL ...]"
 
     def short_desc(self) -> str:
         return "Crawl every site of the registry (or the bundled samples) and write the exports"
@@ -83,6 +84,11 @@ class Command(ScrapyCommand):
             help="stay on list pages: no post page is fetched (no content, post-page tags"
             " and categories, updated_at for new posts)",
         )  # fmt: skip
+        parser.add_argument(
+            "--scrapyd", action="append", default=[], metavar="URL",
+            help="crawl on these Scrapyd nodes (repeatable; the project deployed to each as"
+            " blogcrawler), sharing the store of -s POST_STORE_URL=postgresql://…",
+        )  # fmt: skip
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -95,7 +101,9 @@ class Command(ScrapyCommand):
             self.settings.set("OUTPUT_DIR", str(sample), priority="cmdline")
         try:
             prepare_output_dir(self.settings)  # before the run's lock, which would create it
-        except OutputDirError as exc:
+            if self.settings.get("POST_STORE_URL"):
+                check_store(self.settings)
+        except (OutputDirError, StoreUnavailable) as exc:
             refuse(str(exc))
         if opts.sample:
             names = [sample_name(layout) for layout in LAYOUTS]
@@ -110,6 +118,11 @@ class Command(ScrapyCommand):
             refuse(f"unknown site(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}")
         if not names:
             refuse("no sites to crawl: the registry is empty")
+        if opts.scrapyd and not self.settings.get("POST_STORE_URL"):
+            refuse("--scrapyd needs a store the nodes share: -s POST_STORE_URL=postgresql://…")
+        for url in opts.scrapyd:
+            if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+                refuse(f"--scrapyd {url}: not an http(s) URL of a Scrapyd node")
 
     def sites(self, opts: argparse.Namespace, stack: ExitStack) -> list[SiteConfig]:
         """The sites to crawl (checked in ``process_options``); for ``--sample``, starts their
@@ -132,6 +145,41 @@ class Command(ScrapyCommand):
             sites = list(self.registry_sites.values())
         return [site for site in sites if not opts.site or site.name in opts.site]
 
+    def crawl_here(
+        self, opts: argparse.Namespace, sites: list[SiteConfig], run: str
+    ) -> list[SiteSummary]:
+        """Crawl ``sites`` in this process, one crawler; their summaries."""
+        assert self.crawler_process is not None
+        crawler = self.crawler_process.create_crawler(RegistrySpider)
+        for name in ("EXPORTS_DEFERRED", "SUMMARY_DEFERRED"):
+            crawler.settings.set(name, True, priority="cmdline")
+        crawler.settings.set("RUN_ID", run, priority="cmdline")
+        self.crawler_process.crawl(crawler, sites=sites, full=opts.full, content=opts.content)
+        self.crawler_process.start()
+        return list(getattr(crawler, "site_summaries", []))
+
+    def crawl_on_scrapyd(
+        self, opts: argparse.Namespace, sites: list[SiteConfig], run: str
+    ) -> list[SiteSummary]:
+        """Crawl ``sites`` on the Scrapyd nodes (:mod:`crawler.scrapyd`); their summaries, as
+        the nodes recorded them in the shared store."""
+        assert self.settings is not None
+        store = acquire_store(self.settings)
+        try:
+            controller = ScrapydRun(
+                nodes=[ScrapydNode(url) for url in opts.scrapyd], store=store, run_id=run,
+                settings={
+                    "POST_STORE_URL": self.settings["POST_STORE_URL"], "RUN_ID": run,
+                    "EXPORTS_DEFERRED": "1", "SUMMARY_DEFERRED": "1",
+                },
+                arguments={"full": str(int(opts.full)), "content": str(int(opts.content))},
+            )  # fmt: skip
+            outcomes = controller.crawl(sites)
+        finally:
+            release_store(self.settings)
+        self.notes = controller.notes
+        return [SiteSummary(**outcomes[site.name]) for site in sites if site.name in outcomes]
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.crawler_process is not None and self.settings is not None
         settings = self.settings
@@ -140,23 +188,20 @@ class Command(ScrapyCommand):
         sites: list[SiteConfig] = []
         interrupted = False
         try:
-            with RunLock(output_dir(settings) / ".lock"), ExitStack() as stack:
+            with run_lock(settings), ExitStack() as stack:
                 try:
                     sites = self.sites(opts, stack)
-                    crawler = self.crawler_process.create_crawler(RegistrySpider)
-                    for name in ("EXPORTS_DEFERRED", "SUMMARY_DEFERRED"):
-                        crawler.settings.set(name, True, priority="cmdline")
-                    crawler.settings.set("RUN_ID", run, priority="cmdline")
-                    self.crawler_process.crawl(
-                        crawler, sites=sites, full=opts.full, content=opts.content
-                    )
-                    self.crawler_process.start()
-                    summaries = list(getattr(crawler, "site_summaries", []))
+                    if opts.scrapyd:
+                        summaries = self.crawl_on_scrapyd(opts, sites, run)
+                    else:
+                        summaries = self.crawl_here(opts, sites, run)
                 except KeyboardInterrupt:
                     interrupted = True  # Ctrl-C before the crawl's own handlers were in place
                 # A signal during the crawl: its sites' finish reason gives EXIT_INTERRUPTED.
                 status = exit_status(summaries)
-                if interrupted or (not summaries and not self.crawler_process.bootstrap_failed):
+                if interrupted or (
+                    not summaries and not self.crawler_process.bootstrap_failed and not opts.scrapyd
+                ):
                     # Stopped before (or while) the sites were crawled: partial, whatever it
                     # had done; a crawl that never started is also a stopped run.
                     status = EXIT_INTERRUPTED
@@ -170,12 +215,18 @@ class Command(ScrapyCommand):
                 if result is None and status != EXIT_INTERRUPTED:
                     status = EXIT_SITE_FAILED  # the dataset files could not be written (logged)
                 summary_path = run_dir(settings, run) / "summary.json"
-                write_summary(summary_path, run, summaries, status)
+                write_summary(summary_path, run, summaries, status, self.notes)
         except LockBusy as exc:
             print(f"not crawling: {exc}")
             self.exitcode = EXIT_LOCKED
             return
+        except StoreUnavailable as exc:  # lost between the check and the run
+            print(f"not crawling: {exc}")
+            self.exitcode = EXIT_USAGE
+            return
         print(format_table(summaries))
+        for note in self.notes:
+            print(f"scrapyd: {note}")
         print(f"run {run}: {len(summaries)} of {len(sites)} site(s) crawled,"
               f" exit status {status}: {EXIT_CODES[status]}")  # fmt: skip
         if result is None:

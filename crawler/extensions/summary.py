@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import asdict
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
@@ -76,6 +77,14 @@ class RunSummaryExtension:
             finish_reason=reason, thresholds=self.thresholds,
         )  # fmt: skip
         self.summaries[site_run.name] = summary
+        if self.crawler.settings.getbool("POST_STORE_ENABLED", True):
+            # In the store, for a controller whose sites other processes crawl (Scrapyd).
+            store = acquire_store(self.crawler.settings)
+            try:
+                store.record_site_run(run_id(self.crawler.settings), summary.site, asdict(summary))
+                store.flush()
+            finally:
+                release_store(self.crawler.settings)
         state = "FAILED" if summary.failed else "unhealthy" if summary.problems else "ok"
         logger.info(
             "site %s done (%s): %d pages, %d unchanged, %d posts, %d new, %d changed in %.1fs",

@@ -1,0 +1,394 @@
+"""The PostgreSQL store: :class:`~crawler.store.PostStore` in a database that several crawl
+processes (Scrapyd jobs on several machines) and their controller share.
+
+Chosen by the ``POST_STORE_URL`` setting (``postgresql://user@host:port/db``). It keeps what
+:class:`~crawler.store.SQLiteStore` keeps, with the same semantics (the same fingerprint and
+changed-fields rules, the same order), in tables created on first use and upgraded in order
+by :data:`MIGRATIONS` (the version is in ``schema_version``).
+
+Many writers at once: each :meth:`PostgresStore.record` is one short transaction that locks
+the post's row (``SELECT … FOR UPDATE``) or inserts it (``INSERT … ON CONFLICT DO NOTHING``),
+so two writers of one post are serialised on that row: the post is stored once and reported
+``new`` by exactly one of them. No transaction holds more than one post's row, so writers
+never deadlock or wait for each other's batches. Commits are asynchronous
+(``synchronous_commit = off``: no disk flush per post, what SQLite's batches save); a server
+crash can lose the last fraction of a second of them, never consistency, and :meth:`flush`
+makes everything so far durable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import socket
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
+from itertools import count as counter
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+from crawler.store import (
+    CHANGED,
+    NEW,
+    UNCHANGED,
+    PageState,
+    PostStore,
+    _changed_fields,
+    _fingerprint,
+    _sort_instant,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class StoreUnavailable(RuntimeError):
+    """The PostgreSQL store cannot be reached or used; the message is the one line to show."""
+
+
+def describe(url: str) -> str:
+    """The store's address for messages: user, host, port and database, never a password."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.Error:
+        return "(an unreadable POST_STORE_URL)"
+    user = f"{params['user']}@" if params.get("user") else ""
+    host = params.get("host") or params.get("hostaddr") or "localhost"
+    port = params.get("port") or "5432"
+    return f"postgresql://{user}{host}:{port}/{params.get('dbname') or ''}"
+
+
+def advisory_key(name: str) -> int:
+    """A PostgreSQL advisory lock key (a signed 64-bit integer) derived from ``name``."""
+    digest = hashlib.blake2b(name.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def connect(url: str, purpose: str, **settings: str) -> psycopg.Connection:
+    """An autocommit connection to the store named ``purpose`` in ``pg_stat_activity`` (so a
+    refused run can say who holds the lock), with these session ``settings``.
+
+    Raises :class:`StoreUnavailable` with one line naming the store."""
+    name = f"blogcrawler {purpose}: pid {os.getpid()} on {socket.gethostname()}"
+    try:
+        params = conninfo_to_dict(url)
+        params.setdefault("connect_timeout", "10")
+        connection = psycopg.connect(**params, autocommit=True, application_name=name[:63])
+    except psycopg.Error as exc:
+        logger.debug("connecting to %s failed", describe(url), exc_info=True)
+        raise StoreUnavailable(
+            f"cannot connect to the store {describe(url)} (POST_STORE_URL): {_first_line(exc)}"
+        ) from exc
+    # Servers that end idle sessions would end a crawl's between two sites; settings an older
+    # server does not know are skipped.
+    for setting, value in {"idle_session_timeout": "0", **settings}.items():
+        try:
+            connection.execute("SELECT set_config(%s, %s, false)", (setting, value))
+        except psycopg.Error as exc:
+            logger.debug("%s: cannot set %s: %s", describe(url), setting, exc)
+    return connection
+
+
+# The schema, one migration per version: applied in order, each in the transaction that
+# records the new version. Never edit a published one; append the next.
+MIGRATIONS: list[str] = [
+    # 1: the SQLite store's tables. "C" collation: ordered by bytes, as SQLite orders them;
+    # page_failed: the post_page_failed flag of data, indexed for posts_to_retry.
+    """
+    CREATE TABLE posts (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        site TEXT COLLATE "C" NOT NULL,
+        published_utc TEXT COLLATE "C",
+        fingerprint TEXT NOT NULL,
+        data TEXT NOT NULL,
+        page_failed BOOLEAN NOT NULL,
+        first_seen TEXT NOT NULL,
+        last_seen TEXT NOT NULL,
+        first_run TEXT NOT NULL,
+        last_run TEXT NOT NULL,
+        change TEXT NOT NULL,
+        change_run TEXT NOT NULL,
+        changed_fields TEXT NOT NULL DEFAULT '[]'
+    );
+    CREATE INDEX posts_change ON posts (change_run);
+    CREATE INDEX posts_order ON posts (site, published_utc DESC NULLS LAST, id);
+    CREATE INDEX posts_retry ON posts (site) WHERE page_failed;
+    CREATE TABLE pages (
+        url TEXT PRIMARY KEY,
+        etag TEXT,
+        last_modified TEXT,
+        next_urls TEXT NOT NULL,
+        post_ids TEXT NOT NULL
+    );
+    CREATE TABLE sites (
+        site TEXT PRIMARY KEY,
+        complete BOOLEAN NOT NULL
+    );
+    CREATE TABLE marks (
+        name TEXT PRIMARY KEY,
+        value TEXT
+    );
+    CREATE TABLE site_runs (
+        run_id TEXT NOT NULL,
+        site TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        PRIMARY KEY (run_id, site)
+    );
+    """,
+]
+
+ORDER = "ORDER BY site, published_utc DESC NULLS LAST, id"
+LOCK_ROW = (
+    "SELECT fingerprint, first_run, data, change, change_run, changed_fields"
+    " FROM posts WHERE id = %s FOR UPDATE"
+)
+INSERT = (
+    "INSERT INTO posts (id, site, published_utc, fingerprint, data, page_failed, first_seen,"
+    " last_seen, first_run, last_run, change, change_run, changed_fields)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, '[]')"
+    " ON CONFLICT (id) DO NOTHING RETURNING true"
+)
+UPDATE = (
+    "UPDATE posts SET site = %s, published_utc = %s, fingerprint = %s, data = %s,"
+    " page_failed = %s, last_seen = %s, last_run = %s, change = %s, change_run = %s,"
+    " changed_fields = %s WHERE id = %s"
+)
+# In the post's transaction, whichever process records it: the dataset files are then out of
+# date until the next complete export sets the mark again.
+RESET_MARK = "UPDATE marks SET value = NULL WHERE name = 'exports' AND value IS NOT NULL"
+
+
+class PostgresStore(PostStore):
+    """:class:`PostStore` in a PostgreSQL database (psycopg 3), safe for many writers."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.where = describe(url)
+        # Another session frozen inside a transaction would hold a post's row: the server
+        # ends such a session after a minute (ours never idle inside one).
+        self.db = connect(
+            url, "store", synchronous_commit="off", idle_in_transaction_session_timeout="60s"
+        )
+        self._cursors = counter()
+        try:
+            self._migrate()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _migrate(self) -> None:
+        """Create or upgrade the tables to the latest version, in one transaction."""
+        try:
+            with self.db.transaction():
+                # Processes opening a new store at once: one creates it, the others wait.
+                self.db.execute(
+                    "SELECT pg_advisory_xact_lock(%s)", (advisory_key("blogcrawler schema"),)
+                )
+                self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
+                row = self.db.execute("SELECT max(version) FROM schema_version").fetchone()
+                current = (row[0] if row else None) or 0
+                if current > len(MIGRATIONS):
+                    raise StoreUnavailable(
+                        f"the store {self.where} has schema version {current}, newer than this"
+                        f" crawler's {len(MIGRATIONS)}: upgrade the crawler"
+                    )
+                for version in range(current + 1, len(MIGRATIONS) + 1):
+                    self.db.execute(MIGRATIONS[version - 1])
+                    self.db.execute("DELETE FROM schema_version")
+                    self.db.execute("INSERT INTO schema_version VALUES (%s)", (version,))
+                    logger.info("store %s: tables at schema version %d", self.where, version)
+        except psycopg.Error as exc:
+            logger.debug("creating the tables of %s failed", self.where, exc_info=True)
+            raise StoreUnavailable(
+                f"cannot create or upgrade the tables of the store {self.where}:"
+                f" {_first_line(exc)}"
+            ) from exc
+
+    def schema_version(self) -> int:
+        """The version of the store's tables (the number of migrations applied)."""
+        return self.db.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+
+    # ---- posts ---------------------------------------------------------------------------
+    def record(self, item: Mapping[str, Any], run_id: str) -> str:
+        post_id = item["id"]
+        now = item.get("crawled_at") or datetime.now(UTC).isoformat()
+        fingerprint = _fingerprint(item)
+        data = json.dumps(dict(item), ensure_ascii=False)
+        published = _sort_instant(item.get("published_at"))
+        failed = bool(item.get("post_page_failed"))
+        with self.db.transaction():
+            row = self.db.execute(LOCK_ROW, (post_id,)).fetchone()
+            if row is None:
+                inserted = self.db.execute(
+                    INSERT,
+                    (post_id, item["site"], published, fingerprint, data, failed, now, now,
+                     run_id, run_id, NEW, run_id),
+                ).fetchone()  # fmt: skip
+                if inserted is None:
+                    # Another writer inserted it since: it has committed (the insert waited
+                    # for it), so the row is there to lock.
+                    row = self.db.execute(LOCK_ROW, (post_id,)).fetchone()
+            if row is None:
+                status = NEW
+            else:
+                old_fingerprint, first_run, old_data, change, change_run, changed_fields = row
+                # The same rules as SQLiteStore.record, on the locked row.
+                status = UNCHANGED if old_fingerprint == fingerprint else CHANGED
+                if status == CHANGED:
+                    # A post first seen in this very run stays "new" in this run's delta.
+                    change = NEW if first_run == run_id else CHANGED
+                    change_run = run_id
+                    if change == CHANGED:
+                        changed_fields = json.dumps(_changed_fields(json.loads(old_data), item))
+                self.db.execute(
+                    UPDATE,
+                    (item["site"], published, fingerprint, data, failed, now, run_id, change,
+                     change_run, changed_fields, post_id),
+                )  # fmt: skip
+            self.db.execute(RESET_MARK)
+        return status
+
+    def _stream(self, query: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+        """Rows of ``query`` through a server-side cursor: memory stays flat however many
+        posts there are. WITH HOLD: it outlives the autocommit statement that opens it, so
+        other calls may run on the connection while it is read."""
+        cursor = self.db.cursor(name=f"blogcrawler_{next(self._cursors)}", withhold=True)
+        cursor.itersize = 500
+        try:
+            cursor.execute(query, params)
+            yield from cursor
+        finally:
+            if not self.db.closed:
+                cursor.close()
+
+    def seen(self, post_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM posts WHERE id = %s", (post_id,)).fetchone()
+        return row is not None
+
+    def posts(self) -> Iterator[dict[str, Any]]:
+        for (data,) in self._stream(f"SELECT data FROM posts {ORDER}"):
+            yield json.loads(data)
+
+    def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
+        query = f"SELECT data, change, changed_fields FROM posts WHERE change_run = %s {ORDER}"
+        for data, change, fields in self._stream(query, (run_id,)):
+            yield {**json.loads(data), "change": change, "changed_fields": json.loads(fields)}
+
+    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
+        query = (
+            "SELECT data, CASE WHEN change_run = %s THEN change END, changed_fields"
+            f" FROM posts {ORDER}"
+        )
+        for data, change, fields in self._stream(query, (run_id,)):
+            delta = {"change": change, "changed_fields": json.loads(fields)} if change else None
+            yield json.loads(data), delta
+
+    def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
+        query = f"SELECT data FROM posts WHERE site = %s {ORDER}"
+        for (data,) in self._stream(query, (site,)):
+            yield json.loads(data)
+
+    def posts_by_id(self, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
+        # In the order asked (as SQLiteStore gives them), a query per thousand ids.
+        batch: list[str] = []
+        for post_id in ids:
+            batch.append(post_id)
+            if len(batch) >= 1000:
+                yield from self._posts_by_id(batch)
+                batch = []
+        if batch:
+            yield from self._posts_by_id(batch)
+
+    def _posts_by_id(self, ids: list[str]) -> Iterator[dict[str, Any]]:
+        rows = self.db.execute("SELECT id, data FROM posts WHERE id = ANY(%s)", (ids,))
+        found = dict(rows.fetchall())
+        for post_id in ids:
+            if post_id in found:
+                yield json.loads(found[post_id])
+
+    def posts_to_retry(self, site: str) -> Iterator[dict[str, Any]]:
+        query = f"SELECT data FROM posts WHERE site = %s AND page_failed {ORDER}"
+        for (data,) in self._stream(query, (site,)):
+            yield json.loads(data)
+
+    def count(self, site: str | None = None) -> int:
+        if site is None:
+            return self.db.execute("SELECT count(*) FROM posts").fetchone()[0]
+        return self.db.execute("SELECT count(*) FROM posts WHERE site = %s", (site,)).fetchone()[0]
+
+    # ---- list pages, sites, runs, marks: one upsert each ---------------------------------
+    def page_state(self, url: str) -> PageState | None:
+        row = self.db.execute(
+            "SELECT etag, last_modified, next_urls, post_ids FROM pages WHERE url = %s", (url,)
+        ).fetchone()
+        if row is None:
+            return None
+        return PageState(row[0], row[1], tuple(json.loads(row[2])), tuple(json.loads(row[3])))
+
+    def remember_page(self, url: str, state: PageState) -> None:
+        self.db.execute(
+            "INSERT INTO pages VALUES (%s, %s, %s, %s, %s) ON CONFLICT (url) DO UPDATE SET"
+            " etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,"
+            " next_urls = EXCLUDED.next_urls, post_ids = EXCLUDED.post_ids",
+            (url, state.etag, state.last_modified, json.dumps(list(state.next_urls)),
+             json.dumps(list(state.post_ids))),
+        )  # fmt: skip
+
+    def crawl_complete(self, site: str) -> bool:
+        row = self.db.execute("SELECT complete FROM sites WHERE site = %s", (site,)).fetchone()
+        return bool(row and row[0])
+
+    def set_crawl_complete(self, site: str, complete: bool) -> None:
+        self.db.execute(
+            "INSERT INTO sites VALUES (%s, %s)"
+            " ON CONFLICT (site) DO UPDATE SET complete = EXCLUDED.complete",
+            (site, complete),
+        )
+
+    def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
+        self.db.execute(
+            "INSERT INTO site_runs VALUES (%s, %s, %s)"
+            " ON CONFLICT (run_id, site) DO UPDATE SET summary = EXCLUDED.summary",
+            (run_id, site, json.dumps(dict(summary), ensure_ascii=False)),
+        )
+
+    def site_runs(self, run_id: str) -> dict[str, dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT site, summary FROM site_runs WHERE run_id = %s", (run_id,)
+        ).fetchall()
+        return {site: json.loads(summary) for site, summary in rows}
+
+    def exports_mark(self) -> str | None:
+        row = self.db.execute("SELECT value FROM marks WHERE name = 'exports'").fetchone()
+        return row[0] if row else None
+
+    def set_exports_mark(self, mark: str | None) -> None:
+        self.db.execute(
+            "INSERT INTO marks VALUES ('exports', %s)"
+            " ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
+            (mark,),
+        )
+
+    # ---- durability ----------------------------------------------------------------------
+    def flush(self) -> None:
+        # A transaction that commits synchronously waits until the WAL up to its commit, and
+        # so every earlier asynchronous commit, is on disk; it needs a transaction id to
+        # write a commit record at all.
+        with self.db.transaction():
+            self.db.execute("SET LOCAL synchronous_commit = on")
+            self.db.execute("SELECT txid_current()")
+
+    def close(self) -> None:
+        if self.db.closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self.db.close()
