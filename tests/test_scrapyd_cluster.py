@@ -97,7 +97,7 @@ def test_sample_on_two_nodes_writes_what_one_machine_writes(
     assert [(s["new"], s["changed"]) for s in summary["sites"]] == [(0, 0)] * 4
 
 
-def blogs(hosts: int, per_host: int) -> Site:
+def blogs(per_host: int) -> Site:
     """``per_host`` card blogs under ``/blogN/hot``, each with two posts and their pages."""
     post = html_route('<html><body><article><div class="post-content"><p>正文</p></div>'
                       "</article></body></html>")  # fmt: skip
@@ -108,6 +108,24 @@ def blogs(hosts: int, per_host: int) -> Site:
         )
         routes.update({f"/blog{n}/p/{i}": post for i in (1, 2)})
     return Site(start="/blog0/hot", routes=routes)
+
+
+def spread_hosts(
+    serve: Callable[..., FaultServer], nodes: list[str], hosts: int, per_host: int
+) -> list[FaultServer]:
+    """At least ``hosts`` servers (hosts) of ``per_host`` blogs, as many more as it takes for
+    every node to get some under rendezvous hashing (ports are random: otherwise all could
+    land on one node, one time in 2^hosts with two nodes)."""
+    servers: list[FaultServer] = []
+    while len(servers) < hosts or len(assign(configs(servers, per_host), nodes)) < len(nodes):
+        servers.append(serve(blogs(per_host)))
+    return servers
+
+
+def configs(servers: list[FaultServer], per_host: int) -> list[SiteConfig]:
+    """The registry entries of ``registry``, as the controller reads them."""
+    return [SiteConfig(name=f"h{h}b{n}", layout="cards", url=server.url(f"/blog{n}/hot"))
+            for h, server in enumerate(servers) for n in range(per_host)]  # fmt: skip
 
 
 def registry(path: Path, servers: list[FaultServer], per_host: int) -> Path:
@@ -121,20 +139,19 @@ def registry(path: Path, servers: list[FaultServer], per_host: int) -> Path:
 def test_blogs_spread_over_the_nodes_by_host_and_a_node_down_leaves_them_to_the_other(
     nodes: list[str], postgres_url: str, serve: Callable[..., FaultServer], tmp_path: Path
 ) -> None:
-    servers = [serve(blogs(6, 2)) for _ in range(6)]  # 6 hosts (ports), 2 blogs each
+    servers = spread_hosts(serve, nodes, 6, 2)  # 6 hosts (ports) or more, 2 blogs each
     sites = registry(tmp_path / "sites.toml", servers, 2)
     run = crawlall("-s", f"SITE_REGISTRY={sites}", *(a for n in nodes for a in ("--scrapyd", n)),
                    output=tmp_path / "out", store=postgres_url)  # fmt: skip
     assert run.returncode == EXIT_OK, run.stdout[-3000:] + run.stderr[-3000:]
     placed = scheduled(run.stdout)
     assert set(placed.values()) == set(nodes)  # different hosts spread over both
-    for h in range(6):
+    for h in range(len(servers)):
         assert placed[f"h{h}b0"] == placed[f"h{h}b1"]  # the blogs of one host stay together
-    assert len(read_jsonl(tmp_path / "out" / "posts.jsonl")) == 12 * 2
+    posts = 2 * 2 * len(servers)
+    assert len(read_jsonl(tmp_path / "out" / "posts.jsonl")) == posts
     # The same placement as the controller's own rule, for the same node set.
-    configs = [SiteConfig(name=f"h{h}b{n}", layout="cards", url=s.url(f"/blog{n}/hot"))
-               for h, s in enumerate(servers) for n in range(2)]  # fmt: skip
-    assert {site.name: node for node, group in assign(configs, nodes).items()
+    assert {site.name: node for node, group in assign(configs(servers, 2), nodes).items()
             for site in group} == placed  # fmt: skip
 
     # One node down before the run: every site still crawled, by the other; the run says so.
@@ -145,7 +162,7 @@ def test_blogs_spread_over_the_nodes_by_host_and_a_node_down_leaves_them_to_the_
     assert set(scheduled(run.stdout).values()) == {nodes[0]}
     assert f"node {down} left out" in run.stdout
     assert any(down in note for note in latest_summary(tmp_path / "out2")["notes"])
-    assert len(read_jsonl(tmp_path / "out2" / "posts.jsonl")) == 12 * 2
+    assert len(read_jsonl(tmp_path / "out2" / "posts.jsonl")) == posts
 
 
 def test_a_node_killed_mid_run_leaves_its_sites_to_the_other(
@@ -157,9 +174,9 @@ def test_a_node_killed_mid_run_leaves_its_sites_to_the_other(
     try:
         doomed.wait_ready()
         deploy(doomed.url, egg)
-        servers = [serve(blogs(3, 3)) for _ in range(4)]
+        servers = spread_hosts(serve, [doomed.url, nodes[0]], 4, 3)
         for server in servers:
-            server.latency = 0.4  # slow pages: the jobs are still running when the node dies
+            server.latency = 1.0  # slow pages: the jobs are still running when the node dies
         sites = registry(tmp_path / "sites.toml", servers, 3)
         command = [sys.executable, "-m", "scrapy", "crawlall", "-s", f"SITE_REGISTRY={sites}",
                    "--scrapyd", doomed.url, "--scrapyd", nodes[0], "-s",
@@ -174,14 +191,15 @@ def test_a_node_killed_mid_run_leaves_its_sites_to_the_other(
     finally:
         doomed.stop()
     assert controller.returncode == EXIT_OK, stdout[-3000:]
-    assert f"node {doomed.url} stopped answering" in stdout
-    assert len(read_jsonl(tmp_path / "out" / "posts.jsonl")) == 12 * 2  # nothing lost
+    assert f"node {doomed.url} stopped answering" in stdout, stdout[-3000:]
+    posts = 3 * 2 * len(servers)
+    assert len(read_jsonl(tmp_path / "out" / "posts.jsonl")) == posts  # nothing lost
 
 
 def test_two_controllers_on_one_store_one_runs_the_other_exits_75(
     nodes: list[str], postgres_url: str, serve: Callable[..., FaultServer], tmp_path: Path
 ) -> None:
-    server = serve(blogs(1, 2))
+    server = serve(blogs(2))
     server.latency = 0.5
     sites = registry(tmp_path / "sites.toml", [server], 2)
     commands = [
