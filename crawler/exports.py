@@ -26,7 +26,7 @@ from scrapy.settings import BaseSettings
 from crawler.exporters import DEFAULT_LIST_SEPARATOR, JsonLinesExporter, SafeCsvItemExporter
 from crawler.items import POST_FIELDS, SCHEMA_FIELDS
 from crawler.runs import output_dir, prune_runs, run_dir
-from crawler.store import PostStore
+from crawler.store import METRIC_FIELDS, PostStore
 
 DELTA_FIELDS = SCHEMA_FIELDS
 
@@ -232,8 +232,10 @@ def write_exports(settings: BaseSettings, store: PostStore, run: str) -> ExportR
     posts = changes = 0
     dataset_files = {result.posts_jsonl: "jsonl", result.posts_csv: "csv"}
     delta_files = {result.delta_jsonl: "jsonl", result.delta_csv: "csv"}
+    metrics_files = {out / "metrics.jsonl": "jsonl", out / "metrics.csv": "csv"}
     mark = _dataset_mark(settings, out)
-    if store.exports_mark() == mark and all(path.exists() for path in dataset_files):
+    current = [*dataset_files, *metrics_files]
+    if store.exports_mark() == mark and all(path.exists() for path in current):
         changes = atomic_export(delta_files, store.changes(run), DELTA_FIELDS, settings)
         prune_runs(settings, run)
         return replace(result, posts=store.count(), delta=changes, rewritten=False)
@@ -250,6 +252,8 @@ def write_exports(settings: BaseSettings, store: PostStore, run: str) -> ExportR
                 for exporter in changed:
                     exporter.export_item(row)
                 changes += 1
+    # The counts' history grows only with posts recorded: rewritten with the dataset.
+    atomic_export(metrics_files, store.metrics(), METRIC_FIELDS, settings)
     store.set_exports_mark(mark)
     store.flush()
     prune_runs(settings, run)

@@ -33,11 +33,14 @@ from psycopg.conninfo import conninfo_to_dict
 
 from crawler.store import (
     CHANGED,
+    METRIC_FIELDS,
     NEW,
     UNCHANGED,
     PageState,
     PostStore,
     _changed_fields,
+    _counts,
+    _counts_changed,
     _fingerprint,
     _sort_instant,
 )
@@ -142,6 +145,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (run_id, site)
     );
     """,
+    # 2: the history of the posts' counts (PostStore.metrics).
+    """
+    CREATE TABLE metrics (
+        post_id TEXT COLLATE "C" NOT NULL,
+        seen_at TEXT COLLATE "C" NOT NULL,
+        views BIGINT,
+        comments BIGINT,
+        likes BIGINT,
+        PRIMARY KEY (post_id, seen_at)
+    );
+    """,
 ]
 
 ORDER = "ORDER BY site, published_utc DESC NULLS LAST, id"
@@ -235,6 +249,7 @@ class PostgresStore(PostStore):
                     # Another writer inserted it since: it has committed (the insert waited
                     # for it), so the row is there to lock.
                     row = self.db.execute(LOCK_ROW, (post_id,)).fetchone()
+            old: dict[str, Any] | None = None
             if row is None:
                 status = NEW
             else:
@@ -245,13 +260,19 @@ class PostgresStore(PostStore):
                     # A post first seen in this very run stays "new" in this run's delta.
                     change = NEW if first_run == run_id else CHANGED
                     change_run = run_id
+                    old = json.loads(old_data)
                     if change == CHANGED:
-                        changed_fields = json.dumps(_changed_fields(json.loads(old_data), item))
+                        changed_fields = json.dumps(_changed_fields(old, item))
                 self.db.execute(
                     UPDATE,
                     (item["site"], published, fingerprint, data, failed, now, run_id, change,
                      change_run, changed_fields, post_id),
                 )  # fmt: skip
+            if status != UNCHANGED and _counts_changed(old, item):
+                self.db.execute(
+                    "INSERT INTO metrics VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    (post_id, now, *_counts(item)),
+                )
             self.db.execute(RESET_MARK)
         return status
 
@@ -351,6 +372,16 @@ class PostgresStore(PostStore):
             " ON CONFLICT (site) DO UPDATE SET complete = EXCLUDED.complete",
             (site, complete),
         )
+
+    def metrics(self, since: str | None = None) -> Iterator[dict[str, Any]]:
+        rows = self._stream(
+            "SELECT m.post_id, p.data::json->>'url', p.site, m.seen_at, m.views, m.comments,"
+            " m.likes FROM metrics m JOIN posts p ON p.id = m.post_id WHERE m.seen_at >= %s"
+            " ORDER BY m.post_id, m.seen_at",
+            (since or "",),
+        )
+        for row in rows:
+            yield dict(zip(METRIC_FIELDS, row, strict=True))
 
     def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
         self.db.execute(

@@ -98,6 +98,13 @@ class PostStore(ABC):
         """Record whether this run's crawl of a site finished."""
 
     @abstractmethod
+    def metrics(self, since: str | None = None) -> Iterator[dict[str, Any]]:
+        """The history of the posts' counts: a row ``{id, url, site, seen_at, views, comments,
+        likes}`` for each time a post was recorded with counts other than its last ones (its
+        first sighting with any count included); ``since`` (ISO time): rows seen from then.
+        Ordered by post id, then time."""
+
+    @abstractmethod
     def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
         """Keep what run ``run_id`` did for ``site`` (its summary, JSON-serialisable): how a
         controller learns the outcome of sites crawled by other processes or machines."""
@@ -128,6 +135,23 @@ def _fingerprint(item: Mapping[str, Any]) -> str:
     """A digest of the tracked fields: a third of the store's size if kept as JSON."""
     values = json.dumps([item.get(name) for name in TRACKED_FIELDS], ensure_ascii=False)
     return hashlib.blake2b(values.encode("utf-8"), digest_size=16).hexdigest()
+
+
+# The counts a post's page shows: their history is kept (PostStore.metrics).
+COUNTS = ("views", "comments", "likes")
+METRIC_FIELDS = ("id", "url", "site", "seen_at", *COUNTS)
+
+
+def _counts(item: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(item.get(name) for name in COUNTS)
+
+
+def _counts_changed(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """A new row of the metrics history: the counts differ from the last ones (a post seen
+    for the first time: it shows any count)."""
+    if old is None:
+        return any(value is not None for value in _counts(new))
+    return _counts(old) != _counts(new)
 
 
 def _changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
@@ -179,6 +203,14 @@ class SQLiteStore(PostStore):
             name TEXT PRIMARY KEY,
             value TEXT
         );
+        CREATE TABLE IF NOT EXISTS metrics (
+            post_id TEXT NOT NULL,
+            seen_at TEXT NOT NULL,
+            views INTEGER,
+            comments INTEGER,
+            likes INTEGER,
+            PRIMARY KEY (post_id, seen_at)
+        );
         CREATE TABLE IF NOT EXISTS site_runs (
             run_id TEXT NOT NULL,
             site TEXT NOT NULL,
@@ -217,6 +249,7 @@ class SQLiteStore(PostStore):
             "SELECT fingerprint, first_run, data, changed_fields FROM posts WHERE id = ?",
             (post_id,),
         ).fetchone()
+        old: dict[str, Any] | None = None
         if row is None:
             status = NEW
             self.db.execute(
@@ -229,8 +262,10 @@ class SQLiteStore(PostStore):
             # A post first seen in this very run stays "new" in this run's delta.
             change = NEW if row[1] == run_id else CHANGED
             changed_fields = row[3]
-            if status == CHANGED and change == CHANGED:
-                changed_fields = json.dumps(_changed_fields(json.loads(row[2]), item))
+            if status == CHANGED:  # the counts are tracked: unchanged, they are the same
+                old = json.loads(row[2])
+                if change == CHANGED:
+                    changed_fields = json.dumps(_changed_fields(old, item))
             self.db.execute(
                 "UPDATE posts SET site = ?, published_utc = ?, fingerprint = ?, data = ?,"
                 " last_seen = ?, last_run = ?,"
@@ -241,6 +276,11 @@ class SQLiteStore(PostStore):
                  run_id, status == CHANGED, change, status == CHANGED, run_id, changed_fields,
                  post_id),
             )  # fmt: skip
+        if status != UNCHANGED and _counts_changed(old, item):
+            self.db.execute(
+                "INSERT OR REPLACE INTO metrics VALUES (?, ?, ?, ?, ?)",
+                (post_id, now, *_counts(item)),
+            )
         self._pending += 1
         if self._pending >= self.batch_size:
             self.flush()
@@ -326,6 +366,16 @@ class SQLiteStore(PostStore):
 
     def set_crawl_complete(self, site: str, complete: bool) -> None:
         self.db.execute("INSERT OR REPLACE INTO sites VALUES (?, ?)", (site, int(complete)))
+
+    def metrics(self, since: str | None = None) -> Iterator[dict[str, Any]]:
+        cursor = self.db.execute(
+            "SELECT m.post_id, json_extract(p.data, '$.url'), p.site, m.seen_at, m.views,"
+            " m.comments, m.likes FROM metrics m JOIN posts p ON p.id = m.post_id"
+            " WHERE m.seen_at >= ? ORDER BY m.post_id, m.seen_at",
+            (since or "",),
+        )
+        for row in cursor:
+            yield dict(zip(METRIC_FIELDS, row, strict=True))
 
     def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
         self.db.execute(

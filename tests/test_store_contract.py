@@ -306,25 +306,49 @@ def test_schema_version_and_upgrade(postgres_url: str, monkeypatch: pytest.Monke
 
     from crawler import pg_store
 
+    latest = pg_store.MIGRATIONS
+    assert len(latest) == 2  # 1: the tables; 2: the counts' history
+    # A store made by the crawler before the counts' history (version 1)...
+    monkeypatch.setattr(pg_store, "MIGRATIONS", latest[:1])
     store = pg_store.PostgresStore(postgres_url)
-    assert store.schema_version() == len(pg_store.MIGRATIONS) == 1
-    store.record(make_post(1), "run1")
+    assert store.schema_version() == 1
+    store.record_site_run("run1", "example", {"new": 3})
     store.close()
-    # A later version's migration is applied once, on the next open, keeping the data.
-    upgrade = "ALTER TABLE posts ADD COLUMN note TEXT; UPDATE posts SET note = 'upgraded'"
-    monkeypatch.setattr(pg_store, "MIGRATIONS", [*pg_store.MIGRATIONS, upgrade])
+    # ...is upgraded once, on the next open by this one, keeping its data.
+    monkeypatch.setattr(pg_store, "MIGRATIONS", latest)
     store = pg_store.PostgresStore(postgres_url)
     assert store.schema_version() == 2
-    assert store.db.execute("SELECT note FROM posts").fetchall() == [("upgraded",)]
-    assert store.record(make_post(1), "run2") == UNCHANGED
+    assert store.site_runs("run1") == {"example": {"new": 3}}
+    assert store.record(make_post(1, views=12), "run2") == NEW
+    assert [row["views"] for row in store.metrics()] == [12]
     store.close()
     pg_store.PostgresStore(postgres_url).close()  # at the latest version: nothing applied
     with psycopg.connect(postgres_url) as connection:
-        assert connection.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+        versions = connection.execute("SELECT version FROM schema_version").fetchall()
+        assert max(version for (version,) in versions) == 2
     # A store upgraded by a newer crawler is refused by an older one, in words.
-    monkeypatch.setattr(pg_store, "MIGRATIONS", pg_store.MIGRATIONS[:1])
+    monkeypatch.setattr(pg_store, "MIGRATIONS", latest[:1])
     with pytest.raises(pg_store.StoreUnavailable, match="schema version 2, newer than this"):
         pg_store.PostgresStore(postgres_url)
+
+
+def test_metrics_grow_exactly_when_a_count_changes(open_store: OpenStore) -> None:
+    store = open_store()
+    at = "2026-11-{:02d}T00:00:00+00:00".format
+    store.record(make_post(1, views=10, comments=0, crawled_at=at(1)), "run1")
+    store.record(make_post(2, views=None, comments=None, likes=None, crawled_at=at(1)), "run1")
+    store.record(make_post(1, views=10, comments=0, crawled_at=at(2)), "run2")  # same counts
+    store.record(make_post(1, views=15, comments=0, crawled_at=at(3)), "run3")
+    store.record(make_post(1, views=15, comments=1, crawled_at=at(4)), "run4")
+    store.record(make_post(1, views=15, comments=1, crawled_at=at(5), title="新标题"), "run5")
+    rows = list(store.metrics())
+    post = make_post(1)
+    assert rows == [
+        {"id": post["id"], "url": post["url"], "site": "example", "seen_at": at(day),
+         "views": views, "comments": comments, "likes": None}
+        for day, views, comments in ((1, 10, 0), (3, 15, 0), (4, 15, 1))
+    ]  # fmt: skip
+    assert [row["seen_at"] for row in store.metrics(since=at(3))] == [at(3), at(4)]
 
 
 def test_unreachable_store_is_one_line_without_the_password() -> None:
