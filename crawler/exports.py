@@ -24,7 +24,9 @@ from scrapy.exporters import BaseItemExporter
 from scrapy.settings import BaseSettings
 
 from crawler.exporters import DEFAULT_LIST_SEPARATOR, JsonLinesExporter, SafeCsvItemExporter
+from crawler.feeds import write_feeds
 from crawler.items import POST_FIELDS, SCHEMA_FIELDS
+from crawler.report import write_report
 from crawler.runs import output_dir, prune_runs, run_dir
 from crawler.store import METRIC_FIELDS, PostStore
 
@@ -260,12 +262,25 @@ def write_exports(settings: BaseSettings, store: PostStore, run: str) -> ExportR
     return replace(result, posts=posts, delta=changes)
 
 
-def export_run(settings: BaseSettings, store: PostStore, run: str) -> ExportResult | None:
-    """:func:`write_exports`, with a file that cannot be written logged as one ERROR line
+def export_run(
+    settings: BaseSettings, store: PostStore, run: str,
+    site_urls: Mapping[str, str] | None = None,
+) -> ExportResult | None:  # fmt: skip
+    """:func:`write_exports`, then the Atom feeds (``site_urls``: each site's address, their
+    ids and links) and the report page; a file that cannot be written is one ERROR line
     (the traceback at DEBUG); None then, and the caller's exit status says the run failed."""
     try:
-        return write_exports(settings, store, run)
+        result = write_exports(settings, store, run)
+        out = output_dir(settings)
+        write_feeds(settings, store, out, site_urls)  # rewrites only the feeds that changed
+        # Every run, quiet ones too: the page shows how the runs went.
+        write_report(
+            out, store, run,
+            newest=settings.getint("REPORT_NEWEST", 300),
+            trending_days=settings.getint("REPORT_TRENDING_DAYS", 7),
+        )  # fmt: skip
+        return result
     except ExportError as exc:
-        logger.error("%s; the previous dataset files are kept", exc)
+        logger.error("%s; the files that were there before are kept", exc)
         logger.debug("the export failed", exc_info=True)
         return None

@@ -15,7 +15,7 @@ import logging
 import os
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from scrapy.settings import BaseSettings
 
@@ -41,7 +41,26 @@ def _alive(pid: int) -> bool:
     return True
 
 
-class RunLock:
+class _Lock:
+    """A lock held for a ``with`` block: ``acquire`` on entry, ``release`` on exit."""
+
+    def acquire(self) -> None:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()
+
+
+class RunLock(_Lock):
     """``with RunLock(output_dir / ".lock"):`` — raises :class:`LockBusy` if a run holds it."""
 
     def __init__(self, path: Path) -> None:
@@ -75,17 +94,9 @@ class RunLock:
             os.close(self._fd)
             self._fd = None
 
-    def __enter__(self) -> RunLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
 
 
-class StoreRunLock:
+class StoreRunLock(_Lock):
     """``with StoreRunLock(url):`` — one run at a time per PostgreSQL store, whichever machine
     runs it: a session advisory lock (``pg_try_advisory_lock``) held for the run on a
     connection of its own. Raises :class:`LockBusy` if another session holds it."""
@@ -151,14 +162,6 @@ class StoreRunLock:
             self._connection.close()
             self._connection = None
 
-    def __enter__(self) -> StoreRunLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.release()
 
 
 def run_lock(settings: BaseSettings) -> RunLock | StoreRunLock:

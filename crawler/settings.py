@@ -78,6 +78,13 @@ POST_STORE_PATH = ""  # default: <OUTPUT_DIR>/posts.sqlite
 # Run folders (output/runs/<run id>/) kept: the newest N, older ones deleted after each run's
 # exports are written; 0 keeps them all.
 RUNS_KEEP = 30
+# Atom feeds (OUTPUT_DIR/feeds/<site>.xml and all.xml, rewritten when they change): entries in
+# each site's feed and in all.xml, newest first.
+FEEDS_SITE_ENTRIES = 50
+FEEDS_ALL_ENTRIES = 200
+# report.html (rewritten after every run): the newest posts it lists, the trending window.
+REPORT_NEWEST = 300
+REPORT_TRENDING_DAYS = 7
 # CSV: BOM for Excel (off: data tools read plain UTF-8), separator for list fields (tags).
 CSV_BOM = False
 CSV_LIST_SEPARATOR = " | "

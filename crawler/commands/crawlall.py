@@ -10,6 +10,7 @@ from scrapy.commands import ScrapyCommand
 
 from crawler.commands.crawl import refuse
 from crawler.exports import export_run
+from crawler.feeds import entry_counts
 from crawler.lock import LockBusy, run_lock
 from crawler.pg_store import StoreUnavailable
 from crawler.runs import (
@@ -118,6 +119,10 @@ class Command(ScrapyCommand):
             refuse(f"unknown site(s) {', '.join(unknown)}; known: {', '.join(sorted(names))}")
         if not names:
             refuse("no sites to crawl: the registry is empty")
+        try:
+            entry_counts(self.settings)
+        except ValueError as exc:
+            refuse(str(exc))
         if opts.scrapyd and not self.settings.get("POST_STORE_URL"):
             refuse("--scrapyd needs a store the nodes share: -s POST_STORE_URL=postgresql://…")
         for url in opts.scrapyd:
@@ -209,7 +214,8 @@ class Command(ScrapyCommand):
                     status = max(status, EXIT_SITE_FAILED)
                 store = acquire_store(settings)
                 try:
-                    result = export_run(settings, store, run)
+                    urls = {site.name: site.url for site in sites}
+                    result = export_run(settings, store, run, urls)
                 finally:
                     release_store(settings)
                 if result is None and status != EXIT_INTERRUPTED:
