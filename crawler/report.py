@@ -22,6 +22,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import suppress
 from datetime import UTC, date, datetime, timedelta
+from importlib import resources
 from itertools import count, groupby
 from operator import itemgetter
 from pathlib import Path
@@ -32,7 +33,8 @@ from crawler.store import PostStore
 logger = logging.getLogger(__name__)
 
 REPORT_NAME = "report.html"
-PAGE_SCRIPT = Path(__file__).with_name("report_page.js")
+# Read through importlib.resources: also from inside a Scrapyd egg (a zip file).
+PAGE_SCRIPT = "report_page.js"
 RUNS_SHOWN = 10  # columns of the runs strip
 TRENDING_SHOWN = 20
 CHART_WEEKS = 26
@@ -341,7 +343,7 @@ def _csp_hash(text: str) -> str:
 
 def page_script() -> str:
     """The page's own script (no library): it builds every section from the embedded data."""
-    return PAGE_SCRIPT.read_text(encoding="utf-8")
+    return resources.files("crawler").joinpath(PAGE_SCRIPT).read_text(encoding="utf-8")
 
 
 STYLE = """
