@@ -213,3 +213,24 @@ def test_a_cell_over_excels_limit_is_cut_in_csv_and_whole_in_json_lines(
     assert len(row["content"]) == EXCEL_CELL_LIMIT
     assert row["content"].endswith(CELL_CUT_MARK)
     assert post["content"].startswith(row["content"][: -len(CELL_CUT_MARK)])
+
+
+def test_a_page_that_failed_and_then_answers_304_is_not_asked_for_again(
+    serve: Callable[..., FaultServer], tmp_path: Path
+) -> None:
+    server = serve(hux_site())
+    url = server.url("/")
+    assert crawl("hux", url, output=tmp_path, content=True).status == 0
+    # Post 3's entry changes and its page fails this once: kept, and flagged for a retry.
+    server.site.routes["/"] = _html(
+        list_page([*POSTS[:2], ("/p/3/", "第三篇（改）")], layout="hux").encode()
+    )
+    server.program("/p/3/", Fault(status=500))
+    failed = crawl("hux", url, "-s", "RETRY_TIMES=0", output=tmp_path, content=True)
+    assert posts_by_url(failed)["p/3"]["content"].startswith("## 0x00 简介")
+    # Retried next run (its list page unchanged): the page is as stored, a 304, so done...
+    crawl("hux", url, output=tmp_path, content=True)
+    assert [hit.outcome for hit in server.requests("/p/3/")] == ["200", "500", "304"]
+    # ...and not asked for again after that.
+    crawl("hux", url, output=tmp_path, content=True)
+    assert len(server.requests("/p/3/")) == 3

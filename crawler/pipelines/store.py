@@ -25,8 +25,13 @@ def keep_page_fields(item: PostItem, stored: dict[str, Any]) -> None:
     for name in ("tags", "categories"):
         item[name] = unique([*(item.get(name) or ()), *(stored.get(name) or ())])
     item["category"] = item["categories"][0] if item["categories"] else None
-    item["gone"] = bool(item.get("gone") or stored.get("gone"))
-    item["post_page_failed"] = bool(item.get("post_page_failed") or stored.get("post_page_failed"))
+    asked = item.get("post_page_failed")  # None: no request for the page this run
+    if asked is None:  # not asked: as the last run left it
+        item["gone"] = bool(item.get("gone") or stored.get("gone"))
+        item["post_page_failed"] = bool(stored.get("post_page_failed"))
+    else:  # asked: answered 304 (as stored), or failed (the flags set by the spider)
+        item["gone"] = bool(item.get("gone"))
+        item["post_page_failed"] = bool(asked)
 
 
 class StorePipeline:
