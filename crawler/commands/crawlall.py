@@ -241,5 +241,7 @@ class Command(ScrapyCommand):
             kept = "" if result.rewritten else ", unchanged since the last run"
             print(f"all posts ({result.posts}{kept}): {result.posts_jsonl} and {result.posts_csv}")
             print(f"new or changed in this run ({result.delta}): {result.delta_jsonl.parent}/")
+            out = output_dir(settings)
+            print(f"feeds: {out / 'feeds'}/; report: {out / 'report.html'}")
         print(f"summary: {summary_path}")
         self.exitcode = status
