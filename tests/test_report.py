@@ -386,3 +386,42 @@ def test_ten_thousand_posts_embed_only_what_the_page_shows(tmp_path: Path) -> No
     assert len(data["trending"]) == 20 and data["trending"][0]["gain"] == 9991  # post 9990
     assert len(data["weeks"]["starts"]) == 26 and set(data["weeks"]["counts"]) == set(sites)
     assert seconds < 30, f"{seconds:.1f} s"
+
+
+def test_the_report_of_real_crawls_shows_their_trending_post(browser: Any, tmp_path: Path) -> None:
+    """Two ``scrapy crawl`` runs of the cards sample, a post's views grown in between: the
+    report.html they leave opens from disk with no error and lists that post as trending."""
+    from dataclasses import replace
+
+    from conftest import run_scrapy
+
+    from crawler.samples.server import SiteServer, sample_site
+
+    server = SiteServer(sample_site("cards")).start()
+    try:
+        url = f"url={server.url()}"
+        assert run_scrapy("crawl", "cards", "-a", url, output=tmp_path).returncode == 0
+        route = server.site.routes["/hot?page=3"]
+        server.site.routes["/hot?page=3"] = replace(
+            route, body=route.body.replace("93 浏览".encode(), "940 浏览".encode())
+        )
+        assert run_scrapy("crawl", "cards", "-a", url, output=tmp_path).returncode == 0
+    finally:
+        server.stop()
+    grown = next(p for p in map(json.loads, (tmp_path / "posts.jsonl").read_text("utf-8")
+                                .splitlines()) if p["views"] == 940)  # fmt: skip
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        tab.goto((tmp_path / "report.html").as_uri())
+        tab.wait_for_selector("#posts li")
+        assert errors == []
+        assert tab.locator("#runs-table tbody th").first.inner_text().strip()
+        assert tab.locator("#trending").get_by_text(grown["title"]).count() >= 1
+        assert tab.locator("#posts").get_by_text(grown["title"]).count() == 1
+        assert tab.locator("svg rect").count() > 0
+    finally:
+        context.close()
