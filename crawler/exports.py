@@ -8,7 +8,6 @@ folder gone) is an :class:`ExportError` naming it, and the previous files stay a
 
 from __future__ import annotations
 
-import errno
 import io
 import json
 import logging
@@ -25,6 +24,7 @@ from scrapy.settings import BaseSettings
 
 from crawler.exporters import DEFAULT_LIST_SEPARATOR, JsonLinesExporter, SafeCsvItemExporter
 from crawler.feeds import write_feeds
+from crawler.files import ExportError, shared_mode
 from crawler.items import POST_FIELDS, SCHEMA_FIELDS
 from crawler.report import write_report
 from crawler.runs import output_dir, prune_runs, run_dir
@@ -33,20 +33,6 @@ from crawler.store import METRIC_FIELDS, PostStore
 DELTA_FIELDS = SCHEMA_FIELDS
 
 logger = logging.getLogger(__name__)
-
-
-class ExportError(OSError):
-    """A dataset file could not be written; the message is one line naming it."""
-
-    @classmethod
-    def of(cls, path: Path, error: OSError) -> ExportError:
-        """The error for ``path`` (``error`` itself if it already names its file)."""
-        if isinstance(error, ExportError):
-            return error
-        reason = os.strerror(error.errno).lower() if error.errno else str(error)
-        if error.errno == errno.ENOENT:
-            reason = "its folder is gone"
-        return cls(f"cannot write {path}: {reason}")
 
 
 class _TargetFile(io.RawIOBase):
@@ -105,12 +91,6 @@ def _exporter(
     )
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 class AtomicExporters:
     """Exporters writing each path of ``targets`` in its format ("jsonl" or "csv"), each to a
     temporary file in the same folder that is flushed, fsynced and renamed over the path when
@@ -157,7 +137,7 @@ class AtomicExporters:
         self._files.append((path, Path(tmp), file))
         try:
             # mkstemp makes the file private (0600); the dataset is for other tools and users.
-            os.fchmod(fd, 0o666 & ~_umask())
+            shared_mode(fd)
             self.exporters.append(_exporter(fmt, file, self.fields, self.settings))
         except OSError as exc:
             raise ExportError.of(path, exc) from exc

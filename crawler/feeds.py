@@ -22,9 +22,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import logging
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,6 +36,7 @@ from lxml import etree
 from markdown_it import MarkdownIt
 from scrapy.settings import BaseSettings
 
+from crawler.files import ExportError, replace_file
 from crawler.sites import SITE_NAME_PATTERN
 from crawler.store import PostStore
 
@@ -306,19 +305,6 @@ class _FeedBuilder:
         return updated
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _export_error(path: Path, exc: OSError) -> OSError:
-    # Imported here: crawler.exports may import this module to write the feeds with the rest.
-    from crawler.exports import ExportError
-
-    return ExportError.of(path, exc)
-
-
 def _read(path: Path) -> bytes | None:
     """The file's bytes, None if there is none yet."""
     try:
@@ -326,32 +312,7 @@ def _read(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _export_error(path, exc) from exc
-
-
-def _replace(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` atomically (a temporary file in the same folder,
-    fsynced, renamed); a file that cannot be written is an :class:`ExportError` naming it."""
-    tmp: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # A run killed mid-write leaves its temporary file; the run lock says none is writing.
-        for stale in path.parent.glob(f".{path.name}.*.tmp"):
-            stale.unlink(missing_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as file:
-            # mkstemp makes the file private (0600); feeds are for other tools and users.
-            os.fchmod(file.fileno(), 0o666 & ~_umask())
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-        tmp = None
-    except OSError as exc:
-        raise _export_error(path, exc) from exc
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+        raise ExportError.of(path, exc) from exc
 
 
 def write_feeds(
@@ -413,7 +374,7 @@ def write_feeds(
         if data == old:
             unchanged.append(path)
         else:
-            _replace(path, data)
+            replace_file(path, data)
             rewritten.append(path)
         return link
 

@@ -16,11 +16,8 @@ import hashlib
 import heapq
 import json
 import logging
-import os
-import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import suppress
 from datetime import UTC, date, datetime, timedelta
 from importlib import resources
 from itertools import count, groupby
@@ -28,6 +25,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from crawler.files import replace_file
 from crawler.store import PostStore
 
 logger = logging.getLogger(__name__)
@@ -59,7 +57,7 @@ def write_report(
     now = (now or datetime.now(UTC)).astimezone(UTC)
     data = report_data(out, store, run_id, newest=newest, trending_days=trending_days, now=now)
     path = out / REPORT_NAME
-    _write_atomic(path, render(data))
+    replace_file(path, render(data).encode("utf-8"))
     return path
 
 
@@ -434,31 +432,3 @@ def render(data: Mapping[str, Any]) -> str:
         csp=csp, style=STYLE, run_id=_escape_text(str(data.get("run_id", ""))),
         data=_embedded_json(data), script=script,
     )
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, fsync it, rename it over ``path``."""
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            os.fchmod(file.fileno(), 0o666 & ~_umask())  # mkstemp's 0600: the page is for people
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        if tmp is not None:
-            with suppress(OSError):
-                os.unlink(tmp)
-        # Imported here: crawler.exports writes this page with the dataset, and imports us.
-        from crawler.exports import ExportError
-
-        raise ExportError.of(path, exc) from exc

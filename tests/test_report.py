@@ -332,7 +332,7 @@ def test_history_keeps_the_newest_runs_and_skips_a_broken_summary(tmp_path: Path
 def test_failed_write_names_the_file_and_keeps_the_old_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from crawler import report
+    from crawler import files
     from crawler.exports import ExportError
 
     out = tmp_path / "output"
@@ -345,7 +345,7 @@ def test_failed_write_names_the_file_and_keeps_the_old_page(
         def disk_full(fd: int) -> None:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-        monkeypatch.setattr(report.os, "fsync", disk_full)
+        monkeypatch.setattr(files.os, "fsync", disk_full)
         with pytest.raises(ExportError, match=f"cannot write {re.escape(str(first))}: no space"):
             write_report(out, store, LAST_RUN)
     finally:
