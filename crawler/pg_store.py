@@ -38,11 +38,11 @@ from crawler.store import (
     UNCHANGED,
     PageState,
     PostStore,
-    _changed_fields,
-    _counts,
-    _counts_changed,
-    _fingerprint,
-    _sort_instant,
+    post_changed_fields,
+    post_counts,
+    post_counts_changed,
+    post_fingerprint,
+    post_sort_instant,
 )
 
 logger = logging.getLogger(__name__)
@@ -233,9 +233,9 @@ class PostgresStore(PostStore):
     def record(self, item: Mapping[str, Any], run_id: str) -> str:
         post_id = item["id"]
         now = item.get("crawled_at") or datetime.now(UTC).isoformat()
-        fingerprint = _fingerprint(item)
+        fingerprint = post_fingerprint(item)
         data = json.dumps(dict(item), ensure_ascii=False)
-        published = _sort_instant(item.get("published_at"))
+        published = post_sort_instant(item.get("published_at"))
         failed = bool(item.get("post_page_failed"))
         with self.db.transaction():
             row = self.db.execute(LOCK_ROW, (post_id,)).fetchone()
@@ -262,16 +262,16 @@ class PostgresStore(PostStore):
                     change_run = run_id
                     old = json.loads(old_data)
                     if change == CHANGED:
-                        changed_fields = json.dumps(_changed_fields(old, item))
+                        changed_fields = json.dumps(post_changed_fields(old, item))
                 self.db.execute(
                     UPDATE,
                     (item["site"], published, fingerprint, data, failed, now, run_id, change,
                      change_run, changed_fields, post_id),
                 )  # fmt: skip
-            if status != UNCHANGED and _counts_changed(old, item):
+            if status != UNCHANGED and post_counts_changed(old, item):
                 self.db.execute(
                     "INSERT INTO metrics VALUES (%s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                    (post_id, now, *_counts(item)),
+                    (post_id, now, *post_counts(item)),
                 )
             self.db.execute(RESET_MARK)
         return status

@@ -131,7 +131,7 @@ class PostStore(ABC):
         """Flush and release the store."""
 
 
-def _fingerprint(item: Mapping[str, Any]) -> str:
+def post_fingerprint(item: Mapping[str, Any]) -> str:
     """A digest of the tracked fields: a third of the store's size if kept as JSON."""
     values = json.dumps([item.get(name) for name in TRACKED_FIELDS], ensure_ascii=False)
     return hashlib.blake2b(values.encode("utf-8"), digest_size=16).hexdigest()
@@ -142,24 +142,24 @@ COUNTS = ("views", "comments", "likes")
 METRIC_FIELDS = ("id", "url", "site", "seen_at", *COUNTS)
 
 
-def _counts(item: Mapping[str, Any]) -> tuple[Any, ...]:
+def post_counts(item: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(item.get(name) for name in COUNTS)
 
 
-def _counts_changed(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+def post_counts_changed(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
     """A new row of the metrics history: the counts differ from the last ones (a post seen
     for the first time: it shows any count)."""
     if old is None:
-        return any(value is not None for value in _counts(new))
-    return _counts(old) != _counts(new)
+        return any(value is not None for value in post_counts(new))
+    return post_counts(old) != post_counts(new)
 
 
-def _changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+def post_changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """The tracked fields whose value differs between two versions of a post."""
     return [name for name in TRACKED_FIELDS if old.get(name) != new.get(name)]
 
 
-def _sort_instant(published_at: str | None) -> str | None:
+def post_sort_instant(published_at: str | None) -> str | None:
     """UTC instant of an ISO timestamp, so posts from sites in different offsets sort right."""
     if not published_at:
         return None
@@ -243,7 +243,7 @@ class SQLiteStore(PostStore):
             self.set_exports_mark(None)
         post_id = item["id"]
         now = item.get("crawled_at") or datetime.now(UTC).isoformat()
-        fingerprint = _fingerprint(item)
+        fingerprint = post_fingerprint(item)
         data = json.dumps(dict(item), ensure_ascii=False)
         row = self.db.execute(
             "SELECT fingerprint, first_run, data, changed_fields FROM posts WHERE id = ?",
@@ -254,7 +254,7 @@ class SQLiteStore(PostStore):
             status = NEW
             self.db.execute(
                 "INSERT INTO posts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]')",
-                (post_id, item["site"], _sort_instant(item.get("published_at")), fingerprint,
+                (post_id, item["site"], post_sort_instant(item.get("published_at")), fingerprint,
                  data, now, now, run_id, run_id, NEW, run_id),
             )  # fmt: skip
         else:
@@ -265,21 +265,21 @@ class SQLiteStore(PostStore):
             if status == CHANGED:  # the counts are tracked: unchanged, they are the same
                 old = json.loads(row[2])
                 if change == CHANGED:
-                    changed_fields = json.dumps(_changed_fields(old, item))
+                    changed_fields = json.dumps(post_changed_fields(old, item))
             self.db.execute(
                 "UPDATE posts SET site = ?, published_utc = ?, fingerprint = ?, data = ?,"
                 " last_seen = ?, last_run = ?,"
                 " change = CASE WHEN ? THEN ? ELSE change END,"
                 " change_run = CASE WHEN ? THEN ? ELSE change_run END,"
                 " changed_fields = ? WHERE id = ?",
-                (item["site"], _sort_instant(item.get("published_at")), fingerprint, data, now,
+                (item["site"], post_sort_instant(item.get("published_at")), fingerprint, data, now,
                  run_id, status == CHANGED, change, status == CHANGED, run_id, changed_fields,
                  post_id),
             )  # fmt: skip
-        if status != UNCHANGED and _counts_changed(old, item):
+        if status != UNCHANGED and post_counts_changed(old, item):
             self.db.execute(
                 "INSERT OR REPLACE INTO metrics VALUES (?, ?, ?, ?, ?)",
-                (post_id, now, *_counts(item)),
+                (post_id, now, *post_counts(item)),
             )
         self._pending += 1
         if self._pending >= self.batch_size:

@@ -1,7 +1,7 @@
 """The report page (``OUTPUT_DIR/report.html``), opened from disk in a real headless Chromium.
 
 The store is filled through ``record()``, the runs are written by ``write_summary``; the page
-is then driven through Playwright with Debian's Chromium (``.ci/chromium.sh`` installs it).
+is then driven through Playwright with Debian's Chromium (``.ci/run`` installs it).
 Without Chromium or Playwright the browser tests are skipped, except in CI, where they fail.
 """
 
@@ -125,7 +125,7 @@ def _page_script(path: Path) -> str:
 
 def _unavailable(reason: str) -> None:
     if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must have it (.ci/chromium.sh, the test extra)")
+        pytest.fail(f"{reason}; CI must have it (.ci/run installs it, playwright the test extra)")
     pytest.skip(reason)
 
 
@@ -136,7 +136,7 @@ def browser() -> Iterator[Any]:
     except ImportError:
         _unavailable("playwright is not installed (pip install playwright)")
     if not CHROMIUM.exists():
-        _unavailable(f"no {CHROMIUM} (.ci/chromium.sh installs Debian's chromium)")
+        _unavailable(f"no {CHROMIUM} (.ci/run installs Debian's chromium)")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
