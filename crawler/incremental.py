@@ -33,7 +33,7 @@ from scrapy.http import Response
 
 from crawler.items import PostItem
 from crawler.runs import acquire_store, release_store
-from crawler.site_run import SiteRun, count, site_closed
+from crawler.site_run import SiteRun, count, site_closed, site_lists_read
 from crawler.store import PageState
 
 logger = logging.getLogger(__name__)
@@ -76,6 +76,7 @@ class IncrementalMiddleware:
         self.replay = bool(crawler.settings.getdict("FEEDS"))
         self.sites: dict[str, _SiteMemory] = {}
         crawler.signals.connect(self.site_closed, signal=site_closed)
+        crawler.signals.connect(self.site_lists_read, signal=site_lists_read)
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
@@ -119,21 +120,23 @@ class IncrementalMiddleware:
 
     async def process_start(self, start: AsyncIterator[Any]) -> AsyncIterator[Any]:
         async for request in start:
-            if not isinstance(request, Request):
-                yield request
-                continue
-            yield self._conditional(request)
-            run = self._runs().get(request.meta.get("site", ""))
-            if run is not None and run.content:
-                for retry in self._retries(run):
-                    yield retry
+            yield self._conditional(request) if isinstance(request, Request) else request
+
+    def site_lists_read(self, site_run: SiteRun) -> None:
+        """Every list page of the site is answered: the pages of its posts not had last run
+        that no list page showed this run (unchanged, or past the first known page) are
+        asked for now. A post a list showed went on with the list's values, its page asked
+        for if need be: asked for again here, its stored values would stand in for them."""
+        if site_run.content and site_run.name in self.sites:
+            for request in self._retries(site_run):
+                self.crawler.engine.crawl(request)  # type: ignore[union-attr]
 
     def _retries(self, run: SiteRun) -> Iterator[Request]:
-        """The pages of the site's posts not had last run, asked for again whether or not
-        their list page is read this run (it may be unchanged, or past the first known)."""
         spider = self.crawler.spider
         memory = self._memory(run)
         for stored in list(self.store.posts_to_retry(run.name)):
+            if stored["id"] in memory.given:
+                continue
             request = spider.retry_post_page(run, stored)  # type: ignore[union-attr]
             if request is not None:
                 memory.given.add(stored["id"])
@@ -236,7 +239,8 @@ class IncrementalMiddleware:
             return
         posts = self.store.site_posts(run.name) if ids is None else self.store.posts_by_id(ids)
         for post in posts:
-            if post["id"] in memory.given:
+            # A post whose page failed last run is asked for again once the lists are read.
+            if post["id"] in memory.given or (run.content and post.get("post_page_failed")):
                 continue
             memory.given.add(post["id"])
             count(self.crawler, run.name, "layout/posts_from_store")

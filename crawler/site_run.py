@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 # Sent once per site when its last list page is done (or the crawl ends first), with
 # ``site_run`` (a SiteRun) and ``reason`` ("finished", or the spider's close reason).
 site_closed = object()
+# Sent once per site when every list page it asked for is answered (or dropped), with
+# ``site_run``: what the lists showed is known, and the posts they did not show may follow.
+site_lists_read = object()
 
 
 @dataclass(eq=False)
@@ -43,6 +46,8 @@ class SiteRun:
     post_failures: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
     pending: int = 0  # list-page and post-page requests made and not yet answered
+    lists_pending: int = 0  # of those, the list pages
+    lists_read: bool = False  # every list page answered: site_lists_read was sent
     # Posts read from its pages and not yet through the pipelines (which count into the
     # summary): the site is done only when both are 0.
     items_pending: int = 0

@@ -269,10 +269,11 @@ def padded_page(html: str, size: int, *, content_length: bool = True) -> Route:
 
 
 def list_page(
-    posts: list[tuple[str, str]], next_href: str | None = None, layout: str = "cards"
-) -> str:
+    posts: list[tuple[str, str]], next_href: str | None = None, layout: str = "cards",
+    views: int = 1,
+) -> str:  # fmt: skip
     """A minimal list page of ``layout`` ("cards" or "hux"): ``(href, title)`` posts and an
-    optional link to the next page."""
+    optional link to the next page; a cards post shows ``views`` (浏览)."""
     if layout == "hux":
         items = "".join(
             f'<div class="post-preview"><a href="{href}"><h2 class="post-title">{title}</h2>'
@@ -285,8 +286,8 @@ def list_page(
         items = "".join(
             f'<article class="post-card"><h2 class="post-title"><a href="{href}">{title}</a>'
             f'</h2><p class="post-summary">摘要：{title}</p><div class="post-meta">'
-            '<time class="post-date">2026年10月04日</time><span class="post-stat">1 浏览</span>'
-            "</div></article>"
+            f'<time class="post-date">2026年10月04日</time><span class="post-stat">{views} 浏览'
+            "</span></div></article>"
             for href, title in posts
         )
         pager = f'<nav class="pagination"><a class="next" href="{next_href}">下一页</a></nav>'

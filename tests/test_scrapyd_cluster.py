@@ -20,7 +20,7 @@ import faultserver
 import pytest
 import scrapydnodes
 from conftest import ROOT, free_port_base, read_jsonl, run_scrapy
-from faultserver import FaultServer, html_route, latest_summary, list_page
+from faultserver import Fault, FaultServer, html_route, latest_summary, list_page
 from scrapydnodes import Scrapyd, deploy
 
 from crawler.samples.server import Site
@@ -211,3 +211,33 @@ def test_two_controllers_on_one_store_one_runs_the_other_exits_75(
     runs = [subprocess.Popen(c, cwd=ROOT, stdout=subprocess.PIPE, text=True) for c in commands]
     statuses = sorted(run.wait(timeout=240) for run in runs)
     assert statuses == [EXIT_OK, EXIT_LOCKED]
+
+
+def test_failing_post_pages_keep_the_lists_news_on_the_nodes(
+    nodes: list[str], postgres_url: str, serve: Callable[..., FaultServer], tmp_path: Path
+) -> None:
+    server = serve(blogs(2))
+    for i in (1, 2):  # blog 0's post pages answer 503 on every retry, blog 1's 404
+        server.program(f"/blog0/p/{i}", Fault(status=503, times=None))
+        server.program(f"/blog1/p/{i}", Fault(status=404, times=None))
+    sites = registry(tmp_path / "sites.toml", [server], 2)
+    args = ("-s", f"SITE_REGISTRY={sites}", "-s", "RETRY_TIMES=1",
+            *(a for n in nodes for a in ("--scrapyd", n)))  # fmt: skip
+    first = crawlall(*args, output=tmp_path / "out", store=postgres_url)
+    assert first.returncode == 3, first.stdout[-3000:]  # every post page failed: unhealthy
+    for n in (0, 1):  # five more views on each blog's list
+        server.site.routes[f"/blog{n}/hot"] = html_route(
+            list_page([(f"/blog{n}/p/{i}", f"文章{n}-{i}") for i in (1, 2)], views=6)
+        )
+    second = crawlall(*args, output=tmp_path / "out", store=postgres_url)
+    assert second.returncode == 3, second.stdout[-3000:]
+    posts = read_jsonl(tmp_path / "out" / "posts.jsonl")
+    assert sorted((p["site"], p["views"], p["gone"]) for p in posts) == [
+        ("h0b0", 6, False), ("h0b0", 6, False), ("h0b1", 6, True), ("h0b1", 6, True),
+    ]  # fmt: skip
+    summary = latest_summary(tmp_path / "out")
+    assert [(s["site"], s["changed"]) for s in summary["sites"]] == [("h0b0", 2), ("h0b1", 2)]
+    changes = read_jsonl(tmp_path / "out" / "runs" / summary["run_id"] / "changes.jsonl")
+    assert [c["changed_fields"] for c in changes] == [["views"]] * 4
+    metrics = read_jsonl(tmp_path / "out" / "metrics.jsonl")
+    assert sorted(row["views"] for row in metrics) == [1, 1, 1, 1, 6, 6, 6, 6]

@@ -26,7 +26,7 @@ from crawler.items import PostItem
 from crawler.layouts import get_layout, layouts, merge_post_page
 from crawler.loaders import PostLoader
 from crawler.request_failures import describe_failure
-from crawler.site_run import SiteRun, count, site_closed
+from crawler.site_run import SiteRun, count, site_closed, site_lists_read
 from crawler.sites import SiteConfig
 
 logger = logging.getLogger(__name__)
@@ -110,6 +110,7 @@ class BlogSpider(scrapy.Spider):
     def list_request(self, run: SiteRun, url: str) -> scrapy.Request:
         """A request for a list page of ``run``'s site (filtered per run by _first_time)."""
         run.pages_requested += 1
+        run.lists_pending += 1
         return self._request(
             run, url, callback=self.parse, errback=self.request_failed, meta={"list_page": True}
         )
@@ -137,7 +138,7 @@ class BlogSpider(scrapy.Spider):
                 return
             yield from self.read_list_page(run, response)
         finally:
-            self.answered(run)
+            self.answered(run, list_page=True)
 
     def read_list_page(
         self, run: SiteRun, response: Response
@@ -190,15 +191,18 @@ class BlogSpider(scrapy.Spider):
             yield self.post_request(run, item)
 
     def retry_post_page(self, run: SiteRun, stored: dict[str, Any]) -> scrapy.Request | None:
-        """A request for the page of a stored post whose page the last run did not get
-        (None if this run already asked for it)."""
+        """A request for the page of a stored post whose page the last run did not get and
+        that no list page of this run showed (None if this run already asked for it).
+
+        The post goes on with its stored list fields and none of its page's: if the page
+        fails again, the store pipeline keeps what was read of it, as for a listed post."""
         if stored["id"] in self._posts_asked:
             return None
         run.items_pending += 1  # the post goes through the pipelines again
         count(self.crawler, run.name, "posts/pages_retried")
-        return self.post_request(run, PostItem({
-            name: value for name, value in stored.items() if name in PostItem.fields
-        }))  # fmt: skip
+        item = PostItem({name: value for name, value in stored.items() if name in PostItem.fields})
+        item.update(content=None, word_count=None, updated_at=None)
+        return self.post_request(run, item)
 
     def parse_post(self, response: Response) -> Iterator[PostItem | scrapy.Request]:
         """A post's page: its body, tags, categories and update time join its list fields."""
@@ -306,16 +310,24 @@ class BlogSpider(scrapy.Spider):
         run.failures.append(f"{request.url}: {reason}")
         count(self.crawler, run.name, "layout/request_failures")
         logger.error("%s: could not fetch %s (%s)", run.name, request.url, reason)
-        self.answered(run)
+        self.answered(run, list_page=True)
 
     def abandon(self, request: scrapy.Request) -> None:
         """A request made by this spider that will not be sent (a middleware dropped it on
         purpose): it no longer keeps its site open."""
-        self.answered(self.site_runs[request.meta["site"]])
+        run = self.site_runs[request.meta["site"]]
+        self.answered(run, list_page=bool(request.meta.get("list_page")))
 
-    def answered(self, run: SiteRun) -> None:
-        """One request of ``run`` is done (the posts it gave are counted as pending)."""
+    def answered(self, run: SiteRun, list_page: bool = False) -> None:
+        """One request of ``run`` is done (the posts it gave are counted as pending); the
+        last of its list pages sends ``site_lists_read``, whose receivers may ask for more
+        of the site's pages before it can close."""
         run.pending -= 1
+        if list_page:
+            run.lists_pending -= 1
+            if run.lists_pending == 0 and not run.lists_read:
+                run.lists_read = True
+                self.crawler.signals.send_catch_log(site_lists_read, site_run=run)
         self._close_if_done(run)
 
     def item_done(self, item: Any, **kwargs: Any) -> None:
