@@ -53,7 +53,7 @@ sys.path.insert(0, str(BENCH))
 from synthetic import LAYOUTS, build_site, list_pages, page_kind, post_pages  # noqa: E402
 
 from crawler import settings as project_settings  # noqa: E402
-from crawler.samples.server import SiteServer  # noqa: E402
+from crawler.devtools.samples.server import SiteServer  # noqa: E402
 from crawler.sites import DEFAULT_MAX_PAGES, name_from_url  # noqa: E402
 
 PYTHON = sys.executable
@@ -499,10 +499,10 @@ def bench_store(posts: int, lookups: int, work: Path) -> None:
 
     from scrapy.settings import Settings
 
-    from crawler.exports import atomic_export
     from crawler.items import POST_FIELDS
-    from crawler.processors import post_id
-    from crawler.store import NEW, SQLiteStore, _fingerprint, _sort_instant
+    from crawler.outputs.dataset import atomic_export
+    from crawler.parsing.processors import post_id
+    from crawler.store.sqlite import NEW, SQLiteStore, _fingerprint, _sort_instant
 
     path = work / "store" / "posts.sqlite"
     store = SQLiteStore(path)
@@ -616,8 +616,8 @@ def _extract_ways(layout: str) -> list[tuple[str, Callable[[Any], Any]]]:
     """The ways of reading a post page of ``layout`` that ``bench_extract`` times."""
     from bare_spiders import BODY_CSS, body_text, squash
 
-    from crawler.content import body_markdown, main_text
     from crawler.layouts import body_selectors, get_layout
+    from crawler.parsing.markdown import body_markdown, main_text
 
     spec = get_layout(layout)
     selectors, body_css = body_selectors(), BODY_CSS[layout]

@@ -1,4 +1,4 @@
-"""Micro-benchmark of :func:`crawler.dates.normalise_date` (a script, not a test).
+"""Micro-benchmark of :func:`crawler.parsing.dates.normalise_date` (a script, not a test).
 
 Run ``python bench/bench_dates.py``. On a mix of date texts shaped like the four blogs
 (cnblogs ``posted @ …``, Hux ``Posted by X on July 5, 2026``, cards ``YYYY年MM月DD日``,
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 import dateparser
 
-from crawler.dates import normalise_date
+from crawler.parsing.dates import normalise_date
 
 N_STRINGS = 200  # distinct texts per format, so no cache sees the same text every call
 FAST_SECONDS = 0.1  # wall time per (format, fast method) measurement

@@ -57,7 +57,7 @@ sys.path.insert(0, str(BENCH))
 from bench_crawl import _LAUNCHER, PYTHON, read_jsonl  # noqa: E402
 from synthetic import CNBLOGS_APP, CNBLOGS_ORIGIN, POSTS_PER_PAGE, cnblogs_site  # noqa: E402
 
-from crawler.samples.server import _SAMPLE_MTIME, Route, Site, SiteServer, _Handler  # noqa: E402
+from crawler.devtools.samples.server import _SAMPLE_MTIME, Route, Site, SiteServer, _Handler  # noqa: E402
 
 ROBOTS = Route(body=b"User-agent: *\nAllow: /\n", content_type="text/plain; charset=utf-8")
 # Issue 11's targets.

@@ -5,7 +5,7 @@ Run ``python bench/compare_extractors.py``. For every post-page case in tests/po
 ``expected.json``) it reads the body twice:
 
 - **layout**: the layout's ``post_body`` without its ``post_chrome``, through
-  ``crawler.content.body_markdown`` (what a crawl does);
+  ``crawler.parsing.markdown.body_markdown`` (what a crawl does);
 - **trafilatura**: ``trafilatura.extract`` of the whole page as HTML (links, images, tables,
   formatting kept), then the same Markdown conversion (what the fallback does on a page no
   layout knows);
@@ -28,9 +28,9 @@ BENCH = Path(__file__).resolve().parent
 PROJECT = BENCH.parent
 sys.path.insert(0, str(PROJECT))
 
-from crawler.cases import Case, find_cases  # noqa: E402
-from crawler.content import PostBody, body_markdown, html_markdown  # noqa: E402
+from crawler.devtools.cases import Case, find_cases  # noqa: E402
 from crawler.layouts import get_layout  # noqa: E402
+from crawler.parsing.markdown import PostBody, body_markdown, html_markdown  # noqa: E402
 
 _FENCE = re.compile(r"^```([^\s`]*)", re.MULTILINE)
 

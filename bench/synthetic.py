@@ -3,7 +3,7 @@
 
 Each layout gets hundreds of list pages (``--pages``, default 300) of ten posts with Chinese
 titles and summaries, built in memory from a fixed seed and served by
-:class:`crawler.samples.server.SiteServer` on 127.0.0.1. The page chrome and the post markup
+:class:`crawler.devtools.samples.server.SiteServer` on 127.0.0.1. The page chrome and the post markup
 are copied from the bundled samples in ``crawler/samples/<layout>/``:
 
 - ``cnblogs``: a home page ``/RobinDevNotes/`` then ``default.html?page=N``; ``div.day`` >
@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script 
 
 from post_bodies import TAGS, PostContent, post_body
 
-from crawler.samples.server import Route, Site, SiteServer
+from crawler.devtools.samples.server import Route, Site, SiteServer
 
 LAYOUTS = ("cnblogs", "hux", "cards", "feed")
 POSTS_PER_PAGE = 10

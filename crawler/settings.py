@@ -50,7 +50,7 @@ RETRY_AFTER_MAX = 120  # seconds; a longer Retry-After fails the request instead
 # Incremental crawling (crawler/incremental.py) sits next to the spider: it sees the spider's
 # own output before Scrapy's depth and URL-length middlewares.
 SPIDER_MIDDLEWARES = {
-    "crawler.incremental.IncrementalMiddleware": 950,
+    "crawler.incremental.middleware.IncrementalMiddleware": 950,
 }
 
 ITEM_PIPELINES = {
@@ -60,7 +60,7 @@ ITEM_PIPELINES = {
     "crawler.pipelines.store.StorePipeline": 400,
 }
 EXTENSIONS = {
-    "crawler.extensions.exports.ExportsExtension": 500,
+    "crawler.extensions.outputs.ExportsExtension": 500,
     "crawler.extensions.summary.RunSummaryExtension": 510,
     "crawler.extensions.gc_tuning.GcTuningExtension": 520,
 }
@@ -71,9 +71,9 @@ HEALTH_MIN_DATE_COVERAGE = 0.8
 # More post pages than this share not read (failed, or no body found): "unhealthy".
 HEALTH_MAX_POST_FAILURE_RATIO = 0.5
 
-# Where exports and state live; the cross-run store (any crawler.store.PostStore subclass).
+# Where exports and state live; the cross-run store (any crawler.store.sqlite.PostStore subclass).
 OUTPUT_DIR = "output"
-POST_STORE_CLASS = "crawler.store.SQLiteStore"
+POST_STORE_CLASS = "crawler.store.sqlite.SQLiteStore"
 POST_STORE_PATH = ""  # default: <OUTPUT_DIR>/posts.sqlite
 # Run folders (output/runs/<run id>/) kept: the newest N, older ones deleted after each run's
 # exports are written; 0 keeps them all.
@@ -93,9 +93,9 @@ CSV_LIST_SEPARATOR = " | "
 FEED_EXPORT_ENCODING = "utf-8"
 FEED_EXPORT_FIELDS = list(POST_FIELDS)
 FEED_EXPORTERS = {
-    "csv": "crawler.exporters.SafeCsvItemExporter",
-    "jsonlines": "crawler.exporters.JsonLinesExporter",
-    "jsonl": "crawler.exporters.JsonLinesExporter",
+    "csv": "crawler.outputs.exporters.SafeCsvItemExporter",
+    "jsonlines": "crawler.outputs.exporters.JsonLinesExporter",
+    "jsonl": "crawler.outputs.exporters.JsonLinesExporter",
 }
 
 LOG_LEVEL = "INFO"
@@ -108,4 +108,4 @@ SAMPLE_PORT_BASE = 18401  # crawlall --sample serves its four sites on this port
 
 # `scrapy genspider -t layout NAME DOMAIN`. This folder replaces Scrapy's own templates folder,
 # so it also holds copies of basic/crawl/csvfeed/xmlfeed (tests/test_genspider.py checks them).
-TEMPLATES_DIR = str(Path(__file__).resolve().parent / "templates")
+TEMPLATES_DIR = str(Path(__file__).resolve().parent / "devtools" / "templates")

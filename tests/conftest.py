@@ -16,7 +16,7 @@ from scrapy.settings import Settings
 from scrapy.utils.project import get_project_settings
 
 from crawler.items import POST_FIELDS
-from crawler.processors import post_id
+from crawler.parsing.processors import post_id
 
 # CI runs the property tests with a fixed seed, so one CI run is one verdict on the change;
 # developers' runs explore new examples each time (and keep failures in .hypothesis/).

@@ -1,4 +1,4 @@
-"""A fault-injecting HTTP server on 127.0.0.1, built on :class:`crawler.samples.server.SiteServer`.
+"""A fault-injecting HTTP server on 127.0.0.1, built on :class:`crawler.devtools.samples.server.SiteServer`.
 
 Each path can be given a program of :class:`Fault` steps, consumed one request at a time
 before the path answers normally::
@@ -40,9 +40,9 @@ from urllib.parse import urlsplit
 import pytest
 from conftest import ROOT, read_jsonl, run_scrapy
 
-from crawler.samples.server import Route, Site, SiteServer, _Handler, sample_site
+from crawler.devtools.samples.server import Route, Site, SiteServer, _Handler, sample_site
 
-CARDS_SAMPLE = Path(__file__).resolve().parent.parent / "crawler" / "samples" / "cards"
+CARDS_SAMPLE = Path(__file__).resolve().parent.parent / "crawler" / "devtools" / "samples" / "cards"
 # A route header that is not sent: the body goes without Content-Length, ended by closing.
 NO_CONTENT_LENGTH = "X-Fault-No-Content-Length"
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from conftest import ROOT, read_jsonl, run_scrapy
 
+from crawler.devtools.samples.server import Route, Site, SiteServer, sample_site
 from crawler.items import POST_FIELDS
-from crawler.samples.server import Route, Site, SiteServer, sample_site
 
 pd = pytest.importorskip("pandas")
 duckdb = pytest.importorskip("duckdb")

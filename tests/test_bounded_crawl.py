@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import read_jsonl, run_scrapy
 
-from crawler.samples.server import SiteServer, sample_site
+from crawler.devtools.samples.server import SiteServer, sample_site
 
 
 def test_pages_skipped_by_the_page_bound_are_read_by_the_next_run(tmp_path: Path) -> None:

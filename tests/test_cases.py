@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cases import EXPECTED_FIELDS, find_cases, next_pages, run_case
+from crawler.devtools.cases import EXPECTED_FIELDS, find_cases, next_pages, run_case
 
 CASES = find_cases(Path(__file__).parent / "cases")
 _RESULTS: dict[str, list[dict]] = {}

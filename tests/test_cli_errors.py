@@ -16,8 +16,8 @@ from conftest import ROOT, run_scrapy
 from faultserver import Fault, cards_site
 
 from crawler.arguments import SpiderArguments, arguments_help, validate_arguments
+from crawler.runs.summary import EXIT_USAGE
 from crawler.sites import SiteError
-from crawler.summary import EXIT_USAGE
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
 

@@ -1,4 +1,4 @@
-"""crawler.content: a post body as Markdown, its word count, and the chrome matcher."""
+"""crawler.parsing.markdown: a post body as Markdown, its word count, and the chrome matcher."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from lxml import etree
 from parsel import Selector
 from parsel.csstranslator import css2xpath
 
-from crawler.content import ChromeMatcher, body_markdown, html_markdown, word_count
+from crawler.parsing.markdown import ChromeMatcher, body_markdown, html_markdown, word_count
 
 BASE = "https://blog.example.cn/posts/1/"
 

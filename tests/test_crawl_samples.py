@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import read_jsonl, run_scrapy
 
-from crawler.cases import find_cases
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.devtools.cases import find_cases
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.schema import validate_post
 
 CASES = find_cases(Path(__file__).parent / "cases")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from conftest import free_port_base, read_jsonl, run_scrapy
 
-from crawler.cases import find_cases
+from crawler.devtools.cases import find_cases
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.items import POST_FIELDS
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.schema import validate_post
 
 

@@ -1,4 +1,4 @@
-"""Table-driven tests for :mod:`crawler.dates`.
+"""Table-driven tests for :mod:`crawler.parsing.dates`.
 
 Every expected value below was worked out by hand from the text and ``NOW`` (2026-11-30
 10:00 in Asia/Shanghai, UTC+08:00 all year), not copied from the function's output.
@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from crawler.dates import ParsedDate, normalise_date, parse_date
+from crawler.parsing.dates import ParsedDate, normalise_date, parse_date
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=SHANGHAI)
@@ -214,7 +214,7 @@ def test_parsed_date_is_frozen() -> None:
 
 def test_dateparser_is_imported_lazily() -> None:
     code = (
-        "import sys, crawler.dates as d\n"
+        "import sys, crawler.parsing.dates as d\n"
         "assert 'dateparser' not in sys.modules, 'imported at module import'\n"
         "d.parse_date('2026-09-29 20:12')\n"
         "assert 'dateparser' not in sys.modules, 'imported by a fast path'\n"

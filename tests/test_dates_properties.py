@@ -1,4 +1,4 @@
-"""Property tests for :mod:`crawler.dates`: it never raises and never returns naive times."""
+"""Property tests for :mod:`crawler.parsing.dates`: it never raises and never returns naive times."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.date_tables import CN_DIGITS, DAY_WORDS, MONTHS_EN, PERIODS_OF_DAY, UNIT_WORDS
-from crawler.dates import parse_date
+from crawler.parsing.date_tables import CN_DIGITS, DAY_WORDS, MONTHS_EN, PERIODS_OF_DAY, UNIT_WORDS
+from crawler.parsing.dates import parse_date
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=SHANGHAI)

@@ -1,4 +1,4 @@
-"""``crawler.detect.detect`` on every saved case, on pages of no layout, and ``scrapy detect``."""
+"""``crawler.devtools.detect.detect`` on every saved case, on pages of no layout, and ``scrapy detect``."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import pytest
 from parsel import Selector
 from scrapy.http import HtmlResponse, Response
 
-from crawler.cases import find_cases, run_case
-from crawler.detect import detect, examine, examine_all, layout_classes
+from crawler.devtools.cases import find_cases, run_case
+from crawler.devtools.detect import detect, examine, examine_all, layout_classes
+from crawler.devtools.samples.server import Route, Site, SiteServer, sample_site
 from crawler.layouts import Layout
-from crawler.loaders import PostLoader
-from crawler.samples.server import Route, Site, SiteServer, sample_site
-from crawler.xpath import node_texts
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.xpath import node_texts
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = find_cases(Path(__file__).parent / "cases")

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import read_jsonl, run_scrapy
 
-from crawler.exporters import SafeCsvItemExporter
-from crawler.exports import DELTA_FIELDS
+from crawler.devtools.samples.server import SiteServer, sample_site
 from crawler.items import POST_FIELDS
-from crawler.samples.server import SiteServer, sample_site
+from crawler.outputs.dataset import DELTA_FIELDS
+from crawler.outputs.exporters import SafeCsvItemExporter
 
 
 def csv_export(fields: list[str], items: list[dict]) -> list[list[str]]:

@@ -14,10 +14,10 @@ import pytest
 from conftest import ROOT, free_port_base, make_post
 from scrapy.settings import Settings
 
-from crawler.exports import ExportError, write_exports
-from crawler.runs import acquire_store, release_store
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
-from crawler.summary import EXIT_SITE_FAILED
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.outputs.dataset import ExportError, write_exports
+from crawler.runs.folders import acquire_store, release_store
+from crawler.runs.summary import EXIT_SITE_FAILED
 
 FULL = errno.ENOSPC
 

@@ -11,10 +11,10 @@ import pytest
 from conftest import make_post
 from scrapy.settings import Settings
 
-from crawler.exporters import SafeCsvItemExporter, neutralise_formula
-from crawler.exports import atomic_export, write_exports
 from crawler.items import POST_FIELDS
-from crawler.runs import acquire_store, release_store
+from crawler.outputs.dataset import atomic_export, write_exports
+from crawler.outputs.exporters import SafeCsvItemExporter, neutralise_formula
+from crawler.runs.folders import acquire_store, release_store
 from crawler.schema import validate_post
 
 HOSTILE_TITLES = ["=HYPERLINK(\"http://x\")", "+1+1", "-2", "@SUM(A1)", "\tTab", "\rCR", "普通"]
@@ -130,8 +130,8 @@ def test_pandas_and_duckdb_load_the_same_rows(exported: tuple[Path, Settings]) -
 def test_fast_field_serialisation_matches_scrapys(kind: str, empty: bool) -> None:
     from scrapy.exporters import JsonLinesItemExporter
 
-    from crawler.exporters import JsonLinesExporter
     from crawler.items import PostItem
+    from crawler.outputs.exporters import JsonLinesExporter
 
     post = make_post(3)
     del post["author"]  # a missing field: exported as null only when empty fields are

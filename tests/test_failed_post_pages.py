@@ -18,11 +18,11 @@ import faultserver
 import pytest
 from faultserver import Crawl, Fault, FaultServer, crawl, html_route, list_page
 
-from crawler.samples.server import Route, Site
+from crawler.devtools.samples.server import Route, Site
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
 POST_PAGE = (
-    Path(__file__).resolve().parent.parent / "crawler" / "samples" / "cards" / "post-101.html"
+    Path(__file__).resolve().parent.parent / "crawler" / "devtools" / "samples" / "cards" / "post-101.html"
 ).read_bytes()
 TITLES = {"/p/1": "第一篇", "/p/2": "第二篇", "/p/3": "第三篇"}
 

@@ -24,11 +24,11 @@ from parsel import Selector
 from scrapy.exporters import BaseItemExporter, CsvItemExporter, JsonLinesItemExporter
 from w3lib.url import canonicalize_url
 
-from crawler import loaders, processors
-from crawler.exporters import JsonLinesExporter, SafeCsvItemExporter, neutralise_formula
 from crawler.items import POST_FIELDS, PostItem
-from crawler.loaders import PostLoader
-from crawler.processors import (
+from crawler.outputs.exporters import JsonLinesExporter, SafeCsvItemExporter, neutralise_formula
+from crawler.parsing import loaders, processors
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import (
     PLAIN_URL,
     canonical_url,
     clean_text,
@@ -41,7 +41,14 @@ from crawler.processors import (
     strip_summary_labels,
     unique,
 )
-from crawler.xpath import all_texts, has_class, node_texts, own_elements, own_texts, string_value
+from crawler.parsing.xpath import (
+    all_texts,
+    has_class,
+    node_texts,
+    own_elements,
+    own_texts,
+    string_value,
+)
 
 TEXT = st.one_of(st.none(), st.text(max_size=30))
 

@@ -31,16 +31,16 @@ from faultserver import (
 from scrapy.http import HtmlResponse, XmlResponse
 from scrapy.settings import Settings
 
+from crawler.devtools.samples.server import Route, Site
 from crawler.layouts.cards import CardsLayout
-from crawler.runs import run_dir
-from crawler.samples.server import Route, Site
+from crawler.runs.folders import run_dir
+from crawler.runs.summary import EXIT_OK, EXIT_SITE_FAILED, EXIT_UNHEALTHY, EXIT_USAGE
 from crawler.sites import SiteConfig
-from crawler.summary import EXIT_OK, EXIT_SITE_FAILED, EXIT_UNHEALTHY, EXIT_USAGE
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
 
 CASES = ROOT / "tests" / "cases"
-FEED_SAMPLE = ROOT / "crawler" / "samples" / "feed" / "index.xml"
+FEED_SAMPLE = ROOT / "crawler" / "devtools" / "samples" / "feed" / "index.xml"
 TEXT_FIELDS = ("title", "summary", "category", "published_raw", "views", "comments", "likes")
 
 

@@ -30,9 +30,9 @@ from faultserver import (
     wait_for,
 )
 
-from crawler.samples.server import Site
-from crawler.store import SQLiteStore
-from crawler.summary import EXIT_INTERRUPTED, EXIT_OK
+from crawler.devtools.samples.server import Site
+from crawler.runs.summary import EXIT_INTERRUPTED, EXIT_OK
+from crawler.store.sqlite import SQLiteStore
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
 

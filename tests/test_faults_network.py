@@ -27,9 +27,9 @@ from faultserver import (
 )
 from scrapy.utils.project import get_project_settings
 
-from crawler.samples.server import Route, Site
+from crawler.devtools.samples.server import Route, Site
+from crawler.runs.summary import EXIT_OK, EXIT_SITE_FAILED, EXIT_UNHEALTHY
 from crawler.sites import DEFAULT_MAX_PAGES, SiteConfig, registry
-from crawler.summary import EXIT_OK, EXIT_SITE_FAILED, EXIT_UNHEALTHY
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
 

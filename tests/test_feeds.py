@@ -17,9 +17,9 @@ from conftest import free_port_base, make_post, read_jsonl, run_scrapy
 from lxml import etree
 from scrapy.settings import Settings
 
-from crawler.exports import ExportError
-from crawler.feeds import ALL_FEED_ID, EXTENSION_NS, write_feeds
-from crawler.store import SQLiteStore
+from crawler.outputs.atom import ALL_FEED_ID, EXTENSION_NS, write_feeds
+from crawler.outputs.dataset import ExportError
+from crawler.store.sqlite import SQLiteStore
 
 ATOM = "http://www.w3.org/2005/Atom"
 NS = {"a": ATOM}
@@ -245,7 +245,7 @@ def test_a_site_name_that_cannot_be_a_file_gets_no_feed(
 ) -> None:
     store.record(make_post(1, site="all"), "run-1")
     store.record(make_post(2, site="../up"), "run-1")
-    with caplog.at_level(logging.WARNING, logger="crawler.feeds"):
+    with caplog.at_level(logging.WARNING, logger="crawler.outputs.atom"):
         result = write_feeds(feeds_settings(), store, tmp_path)
     assert sorted(result.skipped_sites) == ["../up", "all"]
     assert sorted(path.name for path in (tmp_path / "feeds").iterdir()) == ["all.xml"]

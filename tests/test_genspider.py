@@ -21,7 +21,7 @@ from crawler.layouts import Layout
 from crawler.sites import SiteConfig
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATES = ROOT / "crawler" / "templates"
+TEMPLATES = ROOT / "crawler" / "devtools" / "templates"
 SCRAPY_TEMPLATES = Path(scrapy.__file__).parent / "templates" / "spiders"
 
 

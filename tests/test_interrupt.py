@@ -10,8 +10,8 @@ from pathlib import Path
 
 from conftest import ROOT, free_port_base
 
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
-from crawler.summary import EXIT_INTERRUPTED
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.runs.summary import EXIT_INTERRUPTED
 
 
 def interrupt_when(marker: str, *args: str, output: Path) -> tuple[int, str, str]:

@@ -24,7 +24,7 @@ from scrapy.spiderloader import SpiderLoader
 from scrapy.utils.project import get_project_settings
 
 import crawler.layouts
-from crawler.cases import find_cases
+from crawler.devtools.cases import find_cases
 from crawler.layouts import Layout
 from crawler.sites import check_http_url, load_registry
 

@@ -13,8 +13,8 @@ import pytest
 from itemloaders import ItemLoader
 from parsel import Selector
 
-from crawler import loaders
-from crawler.loaders import PostLoader
+from crawler.parsing import loaders
+from crawler.parsing.loaders import PostLoader
 
 
 def test_post_loader_is_no_item_loader_and_imports_none_of_its_code() -> None:

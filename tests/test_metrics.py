@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 from conftest import read_jsonl, run_scrapy
 
-from crawler.samples.server import SiteServer, sample_site
-from crawler.store import METRIC_FIELDS
+from crawler.devtools.samples.server import SiteServer, sample_site
+from crawler.store.sqlite import METRIC_FIELDS
 
 
 def metrics_rows(output: Path) -> list[dict[str, str]]:

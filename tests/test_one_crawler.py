@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import read_jsonl, run_scrapy
 from faultserver import html_route, list_page, serve  # noqa: F401 (serve: a fixture)
 
-from crawler.samples.server import Site
+from crawler.devtools.samples.server import Site
 
 BLOGS = 8
 LATENCY = 0.3  # seconds the server takes per page: long enough for requests to overlap

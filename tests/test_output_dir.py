@@ -19,9 +19,9 @@ import pytest
 from conftest import ROOT, free_port_base, run_scrapy
 from scrapy.settings import Settings
 
-from crawler.runs import OutputDirError, prepare_output_dir
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
-from crawler.summary import EXIT_USAGE
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.runs.folders import OutputDirError, prepare_output_dir
+from crawler.runs.summary import EXIT_USAGE
 
 
 @pytest.fixture(scope="module")

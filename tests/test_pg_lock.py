@@ -15,9 +15,9 @@ import pytest
 from conftest import ROOT, read_jsonl, run_scrapy
 from scrapy.settings import Settings
 
-from crawler.lock import LockBusy, RunLock, StoreRunLock, run_lock
-from crawler.samples.server import SiteServer, sample_site
-from crawler.summary import EXIT_LOCKED
+from crawler.devtools.samples.server import SiteServer, sample_site
+from crawler.runs.lock import LockBusy, RunLock, StoreRunLock, run_lock
+from crawler.runs.summary import EXIT_LOCKED
 
 
 def store_settings(url: str, tmp_path: Path) -> Settings:
@@ -69,7 +69,7 @@ def test_stores_in_other_databases_lock_separately(
 
 HOLDER = """
 import sys, time
-from crawler.lock import StoreRunLock
+from crawler.runs.lock import StoreRunLock
 lock = StoreRunLock(sys.argv[1])
 lock.acquire()
 print("locked", flush=True)
@@ -101,7 +101,7 @@ def test_a_killed_holder_releases_the_lock(postgres_url: str) -> None:
 
 
 def test_crawl_writes_into_postgresql_and_no_sqlite_file(postgres_url: str, tmp_path: Path) -> None:
-    from crawler.pg_store import PostgresStore
+    from crawler.store.postgres import PostgresStore
 
     out = tmp_path / "out"
     server = SiteServer(sample_site("cards")).start()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from crawler.cases import Case, find_cases, run_post_case
+from crawler.devtools.cases import Case, find_cases, run_post_case
 from crawler.layouts import layouts
 
 CASES = find_cases(Path(__file__).parent / "post_cases")

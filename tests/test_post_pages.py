@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 import faultserver
 from faultserver import Crawl, Fault, FaultServer, crawl, list_page
 
-from crawler.exporters import CELL_CUT_MARK, EXCEL_CELL_LIMIT
-from crawler.samples.server import Route, Site
+from crawler.devtools.samples.server import Route, Site
+from crawler.outputs.exporters import CELL_CUT_MARK, EXCEL_CELL_LIMIT
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
 CASES = Path(__file__).parent / "post_cases"

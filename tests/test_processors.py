@@ -6,8 +6,8 @@ import pytest
 from parsel import Selector
 
 from crawler.items import POST_FIELDS, PostItem
-from crawler.loaders import PostLoader
-from crawler.processors import (
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import (
     canonical_url,
     clean_text,
     html_to_text,

@@ -1,6 +1,6 @@
 """Property tests: the loader's processors and the loader itself never raise on any input.
 
-:mod:`crawler.processors` promises that none of its functions raises on any text ("a strange
+:mod:`crawler.parsing.processors` promises that none of its functions raises on any text ("a strange
 page can never crash the loader") and documents what each returns; hypothesis feeds them
 arbitrary text and text glued from the fragments real pages are made of (count labels in any
 case, abbreviated numbers, markup, entities, odd Unicode). ``normalise_date``'s properties are
@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from parsel import Selector
 from scrapy.http import HtmlResponse, XmlResponse
 
-from crawler.detect import layout_classes
+from crawler.devtools.detect import layout_classes
 from crawler.items import POST_FIELDS
 from crawler.layouts.feed import FeedLayout
-from crawler.loaders import PostLoader
-from crawler.processors import (
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import (
     COUNT_LABELS,
     canonical_url,
     clean_text,
@@ -30,7 +30,7 @@ from crawler.processors import (
     strip_pinned_mark,
     strip_summary_labels,
 )
-from crawler.runs import run_dir
+from crawler.runs.folders import run_dir
 from crawler.sites import SITE_NAME_PATTERN, SiteConfig, name_from_url
 
 PROPERTIES = settings(max_examples=150, deadline=None)

@@ -9,9 +9,9 @@ from pathlib import Path
 from conftest import free_port_base, make_post, read_jsonl, run_scrapy
 from scrapy.settings import Settings
 
-from crawler.runs import store_path
-from crawler.samples.server import LAYOUTS
-from crawler.store import SQLiteStore
+from crawler.devtools.samples.server import LAYOUTS
+from crawler.runs.folders import store_path
+from crawler.store.sqlite import SQLiteStore
 
 
 def demo(output: Path, port: int) -> str:

@@ -19,9 +19,9 @@ from faultserver import cards_site
 from scrapy.settings import Settings
 from scrapy.utils.project import get_project_settings
 
-from crawler.samples.server import LAYOUTS
+from crawler.devtools.samples.server import LAYOUTS
+from crawler.runs.summary import EXIT_USAGE
 from crawler.sites import SiteError, load_registry, registry
-from crawler.summary import EXIT_USAGE
 
 SIX = ["cards", "cnblogs", "feed", "hexo", "hux", "wordpress"]
 serve = faultserver.serve  # the fixture that starts fault servers for a test

@@ -20,9 +20,15 @@ from typing import Any
 import pytest
 from conftest import make_post
 
-from crawler.report import REPORT_NAME, report_data, view_gains, write_report
-from crawler.store import SQLiteStore
-from crawler.summary import EXIT_OK, EXIT_SITE_FAILED, EXIT_UNHEALTHY, SiteSummary, write_summary
+from crawler.outputs.report import REPORT_NAME, report_data, view_gains, write_report
+from crawler.runs.summary import (
+    EXIT_OK,
+    EXIT_SITE_FAILED,
+    EXIT_UNHEALTHY,
+    SiteSummary,
+    write_summary,
+)
+from crawler.store.sqlite import SQLiteStore
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -332,8 +338,8 @@ def test_history_keeps_the_newest_runs_and_skips_a_broken_summary(tmp_path: Path
 def test_failed_write_names_the_file_and_keeps_the_old_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from crawler import files
-    from crawler.exports import ExportError
+    from crawler.outputs import files
+    from crawler.outputs.dataset import ExportError
 
     out = tmp_path / "output"
     store = SQLiteStore(out / "posts.sqlite")
@@ -395,7 +401,7 @@ def test_the_report_of_real_crawls_shows_their_trending_post(browser: Any, tmp_p
 
     from conftest import run_scrapy
 
-    from crawler.samples.server import SiteServer, sample_site
+    from crawler.devtools.samples.server import SiteServer, sample_site
 
     server = SiteServer(sample_site("cards")).start()
     try:

@@ -17,9 +17,9 @@ from scrapy.http import Request
 from scrapy.utils.project import get_project_settings
 from scrapy.utils.test import get_crawler
 
+from crawler.devtools.samples.server import Route
 from crawler.middlewares.robots import QuietRobotsTxtMiddleware, RobotsFailureFilter
-from crawler.samples.server import Route
-from crawler.summary import EXIT_OK
+from crawler.runs.summary import EXIT_OK
 
 serve = faultserver.serve  # the fixture that starts fault servers for a test
 LOG_LINE = re.compile(r"^[\d-]+ [\d:]+ \[(?P<logger>[^\]]+)\] (?P<level>[A-Z]+): (?P<text>.*)")

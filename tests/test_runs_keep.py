@@ -7,9 +7,9 @@ from pathlib import Path
 from conftest import make_post, run_scrapy
 from scrapy.settings import Settings
 
-from crawler.exports import write_exports
-from crawler.runs import acquire_store, new_run_id, prune_runs, release_store
-from crawler.samples.server import SiteServer, sample_site
+from crawler.devtools.samples.server import SiteServer, sample_site
+from crawler.outputs.dataset import write_exports
+from crawler.runs.folders import acquire_store, new_run_id, prune_runs, release_store
 
 OLD = [f"202611{day:02d}T080000Z-{100 + day}" for day in range(1, 8)]  # oldest first
 

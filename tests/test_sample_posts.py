@@ -21,8 +21,8 @@ from lxml import etree
 from parsel import Selector
 from scrapy.responsetypes import responsetypes
 
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.layouts import get_layout
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
 from crawler.sites import SiteConfig
 
 # Where each platform's post page keeps the post body.
@@ -65,7 +65,7 @@ def status_unfollowed(server: SiteServer, path: str) -> tuple[int, str | None]:
 
 
 def sample_file(layout: str, name: str) -> bytes:
-    return resources.files("crawler.samples").joinpath(layout, name).read_bytes()
+    return resources.files("crawler.devtools.samples").joinpath(layout, name).read_bytes()
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.cases import EXPECTED_FIELDS, find_cases, load_case, next_pages, run_case
 from crawler.commands.savecase import case_name, default_case_name
-from crawler.samples.server import Route, Site, SiteServer, sample_site
+from crawler.devtools.cases import EXPECTED_FIELDS, find_cases, load_case, next_pages, run_case
+from crawler.devtools.samples.server import Route, Site, SiteServer, sample_site
 
 ROOT = Path(__file__).resolve().parent.parent
 NOW = "2026-11-30T10:00:00+08:00"

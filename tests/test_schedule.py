@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import read_jsonl, run_scrapy
 
-from crawler.lock import LockBusy, RunLock
-from crawler.samples.server import Route, SiteServer, sample_site
-from crawler.summary import (
+from crawler.devtools.samples.server import Route, SiteServer, sample_site
+from crawler.runs.lock import LockBusy, RunLock
+from crawler.runs.summary import (
     EXIT_LOCKED,
     EXIT_OK,
     EXIT_SITE_FAILED,

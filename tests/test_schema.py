@@ -16,12 +16,12 @@ from jsonschema import Draft202012Validator, ValidationError
 from scrapy.settings import Settings
 from scrapy.utils.project import get_project_settings
 
-from crawler import store as store_module
-from crawler.exports import DELTA_FIELDS, write_exports
 from crawler.items import JSON_SCHEMA, POST_FIELDS, SCHEMA_FIELDS, TRACKED_FIELDS, PostItem
-from crawler.runs import acquire_store, release_store
+from crawler.outputs.dataset import DELTA_FIELDS, write_exports
+from crawler.runs.folders import acquire_store, release_store
 from crawler.schema import field_table, post_json_schema, schema_text, type_label, validate_post
-from crawler.store import CHANGED, NEW, UNCHANGED, SQLiteStore
+from crawler.store import sqlite as store_module
+from crawler.store.sqlite import CHANGED, NEW, UNCHANGED, SQLiteStore
 
 CHECKED_IN = ROOT / "crawler" / "post.schema.json"
 REGENERATE = "regenerate it: python -m crawler.schema > crawler/post.schema.json"

@@ -22,7 +22,7 @@ import scrapydnodes
 from conftest import read_jsonl
 from scrapydnodes import PROJECT, ROOT, Scrapyd, call_api, clean_env, multipart
 
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
 
 pytest.importorskip("scrapyd", reason="scrapyd is not installed (pip install -e '.[test]')")
 
@@ -34,10 +34,10 @@ def test_egg_holds_the_data_files(egg: Path) -> None:
     names = set(zipfile.ZipFile(egg).namelist())
     assert {"crawler/sites.toml", "crawler/post.schema.json", "crawler/settings.py"} <= names
     for layout in LAYOUTS:
-        sample = ROOT / "crawler" / "samples" / layout
+        sample = ROOT / "crawler" / "devtools" / "samples" / layout
         for file in sample.iterdir():
             if file.is_file():
-                assert f"crawler/samples/{layout}/{file.name}" in names
+                assert f"crawler/devtools/samples/{layout}/{file.name}" in names
     entry_points = zipfile.ZipFile(egg).read("EGG-INFO/entry_points.txt").decode()
     assert "[scrapy]" in entry_points and "settings = crawler.settings" in entry_points
 
@@ -49,7 +49,7 @@ def test_data_loads_from_the_egg_alone(egg: Path, tmp_path: Path) -> None:
         import json, sys
         sys.path.insert(0, sys.argv[1])
         import crawler
-        from crawler.samples.server import LAYOUTS, sample_site
+        from crawler.devtools.samples.server import LAYOUTS, sample_site
         from crawler.schema import validate_post
         from crawler.sites import registry
         print(json.dumps({

@@ -23,10 +23,10 @@ from conftest import ROOT, free_port_base, read_jsonl, run_scrapy
 from faultserver import Fault, FaultServer, html_route, latest_summary, list_page
 from scrapydnodes import Scrapyd, deploy
 
-from crawler.samples.server import Site
-from crawler.scrapyd import assign
+from crawler.cluster.scrapyd import assign
+from crawler.devtools.samples.server import Site
+from crawler.runs.summary import EXIT_LOCKED, EXIT_OK
 from crawler.sites import SiteConfig
-from crawler.summary import EXIT_LOCKED, EXIT_OK
 
 pytest.importorskip("scrapyd", reason="scrapyd is not installed (pip install -e '.[test]')")
 

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from crawler.scrapyd import NodeError, ScrapydNode, assign
+from crawler.cluster.scrapyd import NodeError, ScrapydNode, assign
 from crawler.sites import SiteConfig
 
 NODES = ["http://n1:6800", "http://n2:6800", "http://n3:6800"]

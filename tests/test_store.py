@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import make_post
 
-from crawler.store import CHANGED, NEW, UNCHANGED, SQLiteStore
+from crawler.store.sqlite import CHANGED, NEW, UNCHANGED, SQLiteStore
 
 
 def test_new_then_unchanged_then_changed(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from conftest import make_post
 
-from crawler.store import CHANGED, NEW, UNCHANGED, PageState, PostStore, SQLiteStore
+from crawler.store.sqlite import CHANGED, NEW, UNCHANGED, PageState, PostStore, SQLiteStore
 
 OpenStore = Callable[[], PostStore]
 
@@ -32,7 +32,7 @@ def open_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[OpenS
         def factory() -> PostStore:
             return SQLiteStore(path)
     else:
-        from crawler.pg_store import PostgresStore
+        from crawler.store.postgres import PostgresStore
 
         url = request.getfixturevalue("postgres_url")
 
@@ -277,7 +277,7 @@ def _history(seed: int) -> list[tuple[dict[str, Any], str]]:
 
 
 def test_postgres_gives_what_sqlite_gives(tmp_path: Path, postgres_url: str) -> None:
-    from crawler.pg_store import PostgresStore
+    from crawler.store.postgres import PostgresStore
 
     sqlite, postgres = SQLiteStore(tmp_path / "posts.sqlite"), PostgresStore(postgres_url)
     try:
@@ -304,7 +304,7 @@ def test_postgres_gives_what_sqlite_gives(tmp_path: Path, postgres_url: str) -> 
 def test_schema_version_and_upgrade(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import psycopg
 
-    from crawler import pg_store
+    from crawler.store import postgres as pg_store
 
     latest = pg_store.MIGRATIONS
     assert len(latest) == 2  # 1: the tables; 2: the counts' history
@@ -354,7 +354,7 @@ def test_metrics_grow_exactly_when_a_count_changes(open_store: OpenStore) -> Non
 def test_unreachable_store_is_one_line_without_the_password() -> None:
     from conftest import free_port_base
 
-    from crawler.pg_store import PostgresStore, StoreUnavailable
+    from crawler.store.postgres import PostgresStore, StoreUnavailable
 
     url = f"postgresql://crawler:s3cret@127.0.0.1:{free_port_base(1)}/blogs"
     with pytest.raises(StoreUnavailable) as error:
@@ -370,7 +370,7 @@ def _write_all(
 ) -> None:
     """One writer (a job on its own machine): records the same 500 posts as the other, in an
     order of its own, once per round; puts its statuses by post id."""
-    from crawler.pg_store import PostgresStore
+    from crawler.store.postgres import PostgresStore
 
     barrier.wait()  # open together: a new store's tables are created once
     store = PostgresStore(url)
@@ -386,7 +386,7 @@ def _write_all(
 
 
 def test_two_writers_record_each_post_once(postgres_url: str) -> None:
-    from crawler.pg_store import PostgresStore
+    from crawler.store.postgres import PostgresStore
 
     context = multiprocessing.get_context("spawn")
     barrier, out = context.Barrier(2), context.Queue()

@@ -6,7 +6,7 @@ the registry that ``SITE_REGISTRY`` names) and ``-s RUN_ID`` are checked in
 stderr and exit status 2, without Scrapy's usage block or a traceback from inside the crawl.
 The spider gets the site as resolved here, so it never reads the registry itself. The run
 holds the output folder's lock, and its exit status says whether the site failed (see
-``crawler.summary.EXIT_CODES``): Scrapy's own ``crawl`` exits 0 whatever happened.
+``crawler.runs.summary.EXIT_CODES``): Scrapy's own ``crawl`` exits 0 whatever happened.
 """
 
 from __future__ import annotations
@@ -22,12 +22,9 @@ from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.spiderloader import get_spider_loader
 
 from crawler.arguments import SpiderArguments, arguments_help, validate_arguments
-from crawler.lock import LockBusy, run_lock
-from crawler.pg_store import StoreUnavailable
-from crawler.runs import check_store, prepare_output_dir, run_dir, run_id
-from crawler.sites import SiteConfig, SiteError, registry
-from crawler.spiders.blogs import BlogSpider
-from crawler.summary import (
+from crawler.runs.folders import check_store, prepare_output_dir, run_dir, run_id
+from crawler.runs.lock import LockBusy, run_lock
+from crawler.runs.summary import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_SITE_FAILED,
@@ -35,6 +32,9 @@ from crawler.summary import (
     exit_status,
     write_summary,
 )
+from crawler.sites import SiteConfig, SiteError, registry
+from crawler.spiders.blogs import BlogSpider
+from crawler.store.postgres import StoreUnavailable
 
 
 def refuse(message: str) -> NoReturn:

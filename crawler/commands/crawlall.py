@@ -8,12 +8,12 @@ from urllib.parse import urlsplit
 
 from scrapy.commands import ScrapyCommand
 
+from crawler.cluster.scrapyd import ScrapydNode, ScrapydRun
 from crawler.commands.crawl import refuse
-from crawler.exports import export_run
-from crawler.feeds import entry_counts
-from crawler.lock import LockBusy, run_lock
-from crawler.pg_store import StoreUnavailable
-from crawler.runs import (
+from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.outputs.atom import entry_counts
+from crawler.outputs.dataset import export_run
+from crawler.runs.folders import (
     OutputDirError,
     acquire_store,
     check_store,
@@ -23,11 +23,8 @@ from crawler.runs import (
     release_store,
     run_dir,
 )
-from crawler.samples.server import LAYOUTS, SiteServer, sample_site
-from crawler.scrapyd import ScrapydNode, ScrapydRun
-from crawler.sites import SiteConfig, SiteError, registry
-from crawler.spiders.registry import RegistrySpider
-from crawler.summary import (
+from crawler.runs.lock import LockBusy, run_lock
+from crawler.runs.summary import (
     EXIT_CODES,
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
@@ -38,6 +35,9 @@ from crawler.summary import (
     format_table,
     write_summary,
 )
+from crawler.sites import SiteConfig, SiteError, registry
+from crawler.spiders.registry import RegistrySpider
+from crawler.store.postgres import StoreUnavailable
 
 SAMPLE_PORT_BASE = 18401
 
@@ -166,7 +166,7 @@ class Command(ScrapyCommand):
     def crawl_on_scrapyd(
         self, opts: argparse.Namespace, sites: list[SiteConfig], run: str
     ) -> list[SiteSummary]:
-        """Crawl ``sites`` on the Scrapyd nodes (:mod:`crawler.scrapyd`); their summaries, as
+        """Crawl ``sites`` on the Scrapyd nodes (:mod:`crawler.cluster.scrapyd`); their summaries, as
         the nodes recorded them in the shared store."""
         assert self.settings is not None
         store = acquire_store(self.settings)

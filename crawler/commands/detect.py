@@ -23,9 +23,9 @@ from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
 from crawler.commands.crawl import refuse
-from crawler.detect import Match, examine_all
-from crawler.request_failures import describe_failure
+from crawler.devtools.detect import Match, examine_all
 from crawler.sites import check_http_url
+from crawler.spiders.failures import describe_failure
 
 
 class FetchError(Exception):
@@ -47,7 +47,7 @@ class _FetchSpider(scrapy.Spider):
     # priority: above the project's settings, below the command line's -s.)
     custom_settings: ClassVar[dict[str, Any]] = {
         "ITEM_PIPELINES": {},
-        "EXTENSIONS": {"crawler.extensions.exports.ExportsExtension": None},
+        "EXTENSIONS": {"crawler.extensions.outputs.ExportsExtension": None},
         "POST_STORE_ENABLED": False,
         "RETRY_ENABLED": False,
     }
@@ -58,7 +58,7 @@ class _FetchSpider(scrapy.Spider):
     # each saying "Disabled ...: RETRY_ENABLED is off" where the answer is to be one line.
     unused_components: ClassVar[dict[str, tuple[str, ...]]] = {
         "DOWNLOADER_MIDDLEWARES": ("crawler.middlewares.retry_after.RetryAfterMiddleware",),
-        "SPIDER_MIDDLEWARES": ("crawler.incremental.IncrementalMiddleware",),
+        "SPIDER_MIDDLEWARES": ("crawler.incremental.middleware.IncrementalMiddleware",),
     }
 
     @classmethod

@@ -4,7 +4,7 @@ Writes ``tests/cases/<layout>/<case>/`` (``--cases-dir`` for another root): the 
 fetched (``page.html``, or ``page.xml`` for an XML response; bytes untouched, so its encoding
 is kept), ``case.json`` (url after redirects, layout, site, timezone, now, next_pages, and the
 response's Content-Type, plus the charset the crawl decoded with if the page declares none)
-and ``output.json``: the items :func:`crawler.cases.run_case` extracts, i.e. exactly what
+and ``output.json``: the items :func:`crawler.devtools.cases.run_case` extracts, i.e. exactly what
 ``tests/test_cases.py`` will compare against. Those are what the layout reads NOW, not what
 is right: the contributor checks them against the page by hand. An existing case folder is
 never overwritten.
@@ -27,9 +27,9 @@ from scrapy.commands import ScrapyCommand
 from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.utils.conf import closest_scrapy_cfg
 
-from crawler.cases import EXPECTED_FIELDS, load_case, next_pages, run_case
 from crawler.commands.crawl import refuse
 from crawler.commands.detect import FetchError, fetch, quiet
+from crawler.devtools.cases import EXPECTED_FIELDS, load_case, next_pages, run_case
 from crawler.layouts import layouts
 from crawler.middlewares.encoding import declared_encoding
 from crawler.sites import (

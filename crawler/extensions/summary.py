@@ -8,21 +8,21 @@ from dataclasses import asdict
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
 
-from crawler.runs import acquire_store, release_store, run_dir, run_id
-from crawler.site_run import SiteRun, site_closed
-from crawler.summary import (
+from crawler.runs.folders import acquire_store, release_store, run_dir, run_id
+from crawler.runs.summary import (
     HealthThresholds,
     SiteSummary,
     exit_status,
     format_table,
     write_summary,
 )
+from crawler.state.site_crawls import SiteRun, site_closed
 
 logger = logging.getLogger(__name__)
 
 
 class RunSummaryExtension:
-    """Builds the :class:`~crawler.summary.SiteSummary` of each site of a crawl.
+    """Builds the :class:`~crawler.runs.summary.SiteSummary` of each site of a crawl.
 
     Logs one line per site as it finishes (progress in long ``crawlall`` runs) and keeps the
     summaries on the crawler (``crawler.site_summaries``, in the spider's site order). For a

@@ -7,7 +7,7 @@ A layout is a small subclass of :class:`Layout` in a module of this package name
 - ``post_nodes(response)``: the selectors of the posts on a list page, in page order. A node
   may be a post's wrapper element or the first element of a run of siblings.
 - ``populate(loader, node, response)``: add each field's raw value(s) to the loader; the
-  shared :class:`~crawler.loaders.PostLoader` cleans them.
+  shared :class:`~crawler.parsing.loaders.PostLoader` cleans them.
 - ``next_page_urls(response)``: the list pages to follow from this one (may be empty).
 - optionally ``site_root(url)``: the URL prefix a site's pages share (the crawl stays inside),
   and ``page_problem(response)``: why a page cannot be of this layout at all.
@@ -18,7 +18,7 @@ A post's own page (followed unless ``-a content=0``) is read by :meth:`Layout.re
 
 - ``post_body``: CSS of the post body on a post page; ``post_chrome``: CSS of the theme's
   boxes inside it that are not the post (reward, copyright, share, pager). The body becomes
-  ``content`` (Markdown, :mod:`crawler.content`). A page where ``post_body`` matches nothing
+  ``content`` (Markdown, :mod:`crawler.parsing.markdown`). A page where ``post_body`` matches nothing
   (or a layout without one, as feeds) is read by the fallback: every layout's ``post_body``,
   then trafilatura.
 - ``populate_post(loader, response)``: add what the post page shows beyond the list: tags,
@@ -30,7 +30,7 @@ A post's own page (followed unless ``-a content=0``) is read by :meth:`Layout.re
 Every hook is a pure function of the response (no requests, no clock, no store): the same
 :meth:`Layout.extract` runs in the crawl, in ``scrapy detect`` and on the saved cases. Which
 pages to fetch is the spider's business (:mod:`crawler.spiders.blogs`); what is new since the
-last run is the incremental middleware's (:mod:`crawler.incremental`). Each layout module is
+last run is the incremental middleware's (:mod:`crawler.incremental.middleware`). Each layout module is
 found by :func:`layouts`, and gets its ``scrapy crawl NAME`` spider without further code.
 """
 
@@ -48,12 +48,12 @@ from urllib.parse import urlsplit
 from parsel import Selector
 from scrapy.http import Response
 
-from crawler.content import PostBody, body_markdown, main_text
 from crawler.items import PostItem
-from crawler.loaders import PostLoader
-from crawler.processors import unique
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.markdown import PostBody, body_markdown, main_text
+from crawler.parsing.processors import unique
+from crawler.parsing.xpath import node_elements
 from crawler.sites import SiteConfig
-from crawler.xpath import node_elements
 
 # Update times and tags in a page's metadata, whatever its theme (Open Graph, schema.org),
 # found in one walk of the page.

@@ -9,8 +9,8 @@ from parsel import Selector
 from scrapy.http import Response
 
 from crawler.layouts import Layout
-from crawler.loaders import PostLoader
-from crawler.xpath import all_texts, has_class, own_elements, own_texts
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.xpath import all_texts, has_class, own_elements, own_texts
 
 # Any link reading 下一页 (also "下一页 ›"), or the pagination's a.next / rel=next.
 _NEXT = (

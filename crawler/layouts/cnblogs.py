@@ -10,8 +10,8 @@ from parsel import Selector, SelectorList
 from scrapy.http import Response
 
 from crawler.layouts import Layout
-from crawler.loaders import PostLoader
-from crawler.xpath import has_class, node_texts
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.xpath import has_class, node_texts
 
 _DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}\s+\d{1,2}:\d{2}(?::\d{2})?")
 # What the postDesc's own text holds besides the author: the prefix, date, counts, separators.

@@ -12,11 +12,11 @@ from lxml import etree
 from parsel import Selector
 from scrapy.http import Response, TextResponse
 
-from crawler.content import html_markdown
 from crawler.layouts import Layout
-from crawler.loaders import PostLoader
-from crawler.processors import html_to_text
-from crawler.xpath import node_elements, string_value
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.markdown import html_markdown
+from crawler.parsing.processors import html_to_text
+from crawler.parsing.xpath import node_elements, string_value
 
 # Namespaces are removed first, so dc:creator is "creator", content:encoded "encoded".
 # RSS 0.9x/1.0 items sit under rss or rdf:RDF directly; an HTML page matches nothing.

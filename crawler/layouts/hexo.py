@@ -8,8 +8,8 @@ from parsel import Selector
 from scrapy.http import Response
 
 from crawler.layouts import Layout
-from crawler.loaders import PostLoader
-from crawler.xpath import node_texts
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.xpath import node_texts
 
 # The excerpt's blocks without the theme's "阅读全文 »" (.post-button; NexT 5 .post-more-link).
 _CATEGORIES = ".//*[@itemprop='about']//*[@itemprop='name']/text()"

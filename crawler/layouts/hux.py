@@ -9,8 +9,8 @@ from parsel import Selector
 from scrapy.http import Response
 
 from crawler.layouts import Layout
-from crawler.loaders import PostLoader
-from crawler.xpath import has_class, node_texts
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.xpath import has_class, node_texts
 
 # index.html prints `Posted by {author, else site.title} on {{ post.date | date: "%B %-d, %Y" }}`.
 # The author match is greedy: a name may itself hold " on ", the date never does.

@@ -8,8 +8,8 @@ from parsel import Selector
 from scrapy.http import Response
 
 from crawler.layouts import Layout
-from crawler.loaders import PostLoader
-from crawler.xpath import node_texts
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.xpath import node_texts
 
 # The excerpt without the "Continue reading <title>" link the theme appends to auto-excerpts.
 _EXCERPT = ".//text()[not(ancestor::*[contains(@class, 'more-link')])]"

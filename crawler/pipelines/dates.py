@@ -1,4 +1,4 @@
-"""Normalise publication dates through :mod:`crawler.dates`, in the site's timezone."""
+"""Normalise publication dates through :mod:`crawler.parsing.dates`, in the site's timezone."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 
 from scrapy.crawler import Crawler
 
-from crawler.dates import parse_date
 from crawler.items import PostItem
-from crawler.site_run import SiteRun, count
+from crawler.parsing.dates import parse_date
 from crawler.sites import DEFAULT_TIMEZONE
+from crawler.state.site_crawls import SiteRun, count
 
 logger = logging.getLogger(__name__)
 

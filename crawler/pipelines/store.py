@@ -8,10 +8,10 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from crawler.items import POST_FIELDS, PostItem
-from crawler.processors import unique
-from crawler.runs import acquire_store, release_store, run_id
-from crawler.site_run import count
-from crawler.store import UNCHANGED
+from crawler.parsing.processors import unique
+from crawler.runs.folders import acquire_store, release_store, run_id
+from crawler.state.site_crawls import count
+from crawler.store.sqlite import UNCHANGED
 
 # What only a post page gives: kept from the store while the page is not read again.
 PAGE_FIELDS = ("content", "word_count", "updated_at")
@@ -35,7 +35,7 @@ def keep_page_fields(item: PostItem, stored: dict[str, Any]) -> None:
 
 
 class StorePipeline:
-    """Writes each post's latest values to the store (see :mod:`crawler.store`).
+    """Writes each post's latest values to the store (see :mod:`crawler.store.sqlite`).
 
     Sets the item's ``change`` ("new", "changed", "unchanged") and counts ``store/<change>``.
     Disabled with ``POST_STORE_ENABLED = False``.

@@ -8,7 +8,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 
 from crawler.items import PostItem
-from crawler.site_run import count
+from crawler.state.site_crawls import count
 
 logger = logging.getLogger(__name__)
 

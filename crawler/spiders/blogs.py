@@ -3,7 +3,7 @@
 :class:`BlogSpider` holds only the crawl strategy: the start page of every site, the list
 pages each layout links, the page bound and the site's scope. What a page holds is its
 layout's (:mod:`crawler.layouts`); what is new since the last run is the incremental
-middleware's (:mod:`crawler.incremental`). One crawler serves every site of a run, so
+middleware's (:mod:`crawler.incremental.middleware`). One crawler serves every site of a run, so
 Scrapy's downloader slots keep the politeness limits per host across all of them.
 """
 
@@ -24,10 +24,10 @@ from w3lib.url import canonicalize_url
 from crawler.arguments import validate_arguments
 from crawler.items import PostItem
 from crawler.layouts import get_layout, layouts, merge_post_page
-from crawler.loaders import PostLoader
-from crawler.request_failures import describe_failure
-from crawler.site_run import SiteRun, count, site_closed, site_lists_read
+from crawler.parsing.loaders import PostLoader
 from crawler.sites import SiteConfig
+from crawler.spiders.failures import describe_failure
+from crawler.state.site_crawls import SiteRun, count, site_closed, site_lists_read
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ class BlogSpider(scrapy.Spider):
 
     ``scrapy crawl LAYOUT -a url=…`` (or ``-a site=NAME``) crawls one site; code (``crawlall``)
     passes ``sites=[SiteConfig, …]``, of any layouts, to crawl them all in one crawler.
-    Per-site state lives in :class:`~crawler.site_run.SiteRun` objects, ``site_runs`` by name.
+    Per-site state lives in :class:`~crawler.state.site_crawls.SiteRun` objects, ``site_runs`` by name.
     """
 
     # The layout a `scrapy crawl NAME` spider reads; None for the registry's spider.

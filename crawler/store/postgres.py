@@ -1,8 +1,8 @@
-"""The PostgreSQL store: :class:`~crawler.store.PostStore` in a database that several crawl
+"""The PostgreSQL store: :class:`~crawler.store.sqlite.PostStore` in a database that several crawl
 processes (Scrapyd jobs on several machines) and their controller share.
 
 Chosen by the ``POST_STORE_URL`` setting (``postgresql://user@host:port/db``). It keeps what
-:class:`~crawler.store.SQLiteStore` keeps, with the same semantics (the same fingerprint and
+:class:`~crawler.store.sqlite.SQLiteStore` keeps, with the same semantics (the same fingerprint and
 changed-fields rules, the same order), in tables created on first use and upgraded in order
 by :data:`MIGRATIONS` (the version is in ``schema_version``).
 
@@ -31,7 +31,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from crawler.store import (
+from crawler.store.sqlite import (
     CHANGED,
     METRIC_FIELDS,
     NEW,

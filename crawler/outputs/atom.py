@@ -36,9 +36,9 @@ from lxml import etree
 from markdown_it import MarkdownIt
 from scrapy.settings import BaseSettings
 
-from crawler.files import ExportError, replace_file
+from crawler.outputs.files import ExportError, replace_file
 from crawler.sites import SITE_NAME_PATTERN
-from crawler.store import PostStore
+from crawler.store.sqlite import PostStore
 
 logger = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from scrapy.responsetypes import responsetypes
 
 from crawler.items import POST_FIELDS
 from crawler.layouts import get_layout, merge_post_page
-from crawler.loaders import PostLoader
+from crawler.parsing.loaders import PostLoader
 from crawler.pipelines.dates import date_fields
 from crawler.sites import SiteConfig
 
@@ -58,7 +58,7 @@ class Case:
     def body(self) -> bytes:
         if self.page.startswith("sample:"):
             layout, _, name = self.page.removeprefix("sample:").partition("/")
-            return resources.files("crawler.samples").joinpath(layout, name).read_bytes()
+            return resources.files("crawler.devtools.samples").joinpath(layout, name).read_bytes()
         return (self.folder / self.page).read_bytes()
 
     def response(self) -> Response:

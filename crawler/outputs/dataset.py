@@ -22,13 +22,13 @@ from typing import Any
 from scrapy.exporters import BaseItemExporter
 from scrapy.settings import BaseSettings
 
-from crawler.exporters import DEFAULT_LIST_SEPARATOR, JsonLinesExporter, SafeCsvItemExporter
-from crawler.feeds import write_feeds
-from crawler.files import ExportError, shared_mode
 from crawler.items import POST_FIELDS, SCHEMA_FIELDS
-from crawler.report import write_report
-from crawler.runs import output_dir, prune_runs, run_dir
-from crawler.store import METRIC_FIELDS, PostStore
+from crawler.outputs.atom import write_feeds
+from crawler.outputs.exporters import DEFAULT_LIST_SEPARATOR, JsonLinesExporter, SafeCsvItemExporter
+from crawler.outputs.files import ExportError, shared_mode
+from crawler.outputs.report import write_report
+from crawler.runs.folders import output_dir, prune_runs, run_dir
+from crawler.store.sqlite import METRIC_FIELDS, PostStore
 
 DELTA_FIELDS = SCHEMA_FIELDS
 

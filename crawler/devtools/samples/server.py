@@ -119,7 +119,7 @@ def sample_site(layout: str) -> Site:
     """The bundled sample site of a layout."""
     if layout not in LAYOUTS:
         raise ValueError(f"no sample site for layout {layout!r}")
-    return load_site(resources.files("crawler.samples").joinpath(layout))
+    return load_site(resources.files("crawler.devtools.samples").joinpath(layout))
 
 
 class _Handler(BaseHTTPRequestHandler):

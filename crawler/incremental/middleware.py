@@ -32,9 +32,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
 from crawler.items import PostItem
-from crawler.runs import acquire_store, release_store
-from crawler.site_run import SiteRun, count, site_closed, site_lists_read
-from crawler.store import PageState
+from crawler.runs.folders import acquire_store, release_store
+from crawler.state.site_crawls import SiteRun, count, site_closed, site_lists_read
+from crawler.store.sqlite import PageState
 
 logger = logging.getLogger(__name__)
 

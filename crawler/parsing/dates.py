@@ -5,7 +5,7 @@
 plus the precision the text had. The frequent formats go through precompiled regular
 expressions and a direct ``datetime(...)`` call; dateparser is only the fallback for the
 rest, imported on first use. The words the regular expressions accept come from the tables
-in :mod:`crawler.date_tables`.
+in :mod:`crawler.parsing.date_tables`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from crawler.date_tables import (
+from crawler.parsing.date_tables import (
     AGO_WORDS,
     CN_DIGITS,
     CN_HALF,
@@ -487,3 +487,36 @@ def normalise_date(
     """``parse_date(...).value``, or None when the text holds no date."""
     parsed = parse_date(text, timezone, now)
     return parsed.value if parsed is not None else None
+
+
+def iso_instant(value: object) -> datetime | None:
+    """The aware instant of an ISO 8601 text as the exports write it (no offset: UTC);
+    None for anything else. The one reader of stored times: store order, feeds, report."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def iso_text(value: datetime) -> str:
+    """An aware time as the exports write it: milliseconds kept as the page gives them
+    (``…38.334+00:00``), not padded to microseconds."""
+    spec = "milliseconds" if value.microsecond and value.microsecond % 1000 == 0 else "auto"
+    return value.isoformat(timespec=spec)
+
+
+def post_dates(
+    published_raw: str | None, updated_raw: str | None, timezone: str, now: datetime
+) -> dict[str, str | None]:
+    """``published_at``, ``date_precision`` and ``updated_at`` of a post from the texts its
+    pages print, in the site's ``timezone`` (all None where a text holds no date)."""
+    published = parse_date(published_raw, timezone, now) if published_raw else None
+    updated = parse_date(updated_raw, timezone, now) if updated_raw else None
+    return {
+        "published_at": iso_text(published.value) if published else None,
+        "date_precision": published.precision if published else None,
+        "updated_at": iso_text(updated.value) if updated else None,
+    }

@@ -14,7 +14,7 @@ from pathlib import Path
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
-from crawler.store import PostStore, StoreRegistry
+from crawler.store.sqlite import PostStore, StoreRegistry
 
 logger = logging.getLogger(__name__)
 
@@ -65,10 +65,10 @@ def acquire_store(settings: BaseSettings) -> PostStore:
     """The process's shared store: ``POST_STORE_CLASS`` at ``POST_STORE_PATH`` (default: SQLite
     under ``OUTPUT_DIR``), or with ``POST_STORE_URL`` set the PostgreSQL store there (or a
     ``POST_STORE_CLASS`` of one's own, given the URL)."""
-    sqlite = "crawler.store.SQLiteStore"
+    sqlite = "crawler.store.sqlite.SQLiteStore"
     name = settings.get("POST_STORE_CLASS") or sqlite
     if settings.get("POST_STORE_URL") and name == sqlite:
-        name = "crawler.pg_store.PostgresStore"
+        name = "crawler.store.postgres.PostgresStore"
     return StoreRegistry.acquire(load_object(name), store_path(settings))
 
 

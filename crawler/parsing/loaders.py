@@ -19,7 +19,7 @@ from urllib.parse import urljoin
 from parsel import Selector
 
 from crawler.items import POST_FIELDS, PostItem
-from crawler.processors import (
+from crawler.parsing.processors import (
     PLAIN_URL,
     canonical_url,
     clean_text,

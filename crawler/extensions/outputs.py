@@ -9,8 +9,8 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
-from crawler.exports import export_run
-from crawler.runs import acquire_store, release_store, run_id
+from crawler.outputs.dataset import export_run
+from crawler.runs.folders import acquire_store, release_store, run_id
 
 logger = logging.getLogger(__name__)
 

@@ -25,8 +25,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from crawler.files import replace_file
-from crawler.store import PostStore
+from crawler.outputs.files import replace_file
+from crawler.store.sqlite import PostStore
 
 logger = logging.getLogger(__name__)
 
@@ -341,7 +341,7 @@ def _csp_hash(text: str) -> str:
 
 def page_script() -> str:
     """The page's own script (no library): it builds every section from the embedded data."""
-    return resources.files("crawler").joinpath(PAGE_SCRIPT).read_text(encoding="utf-8")
+    return resources.files("crawler.outputs").joinpath(PAGE_SCRIPT).read_text(encoding="utf-8")
 
 
 STYLE = """

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Self
 
 from scrapy.settings import BaseSettings
 
-from crawler.runs import output_dir
+from crawler.runs.folders import output_dir
 
 if TYPE_CHECKING:
     import psycopg
@@ -109,7 +109,7 @@ class StoreRunLock(_Lock):
 
     def acquire(self) -> None:
         # Imported here: a run without POST_STORE_URL never loads psycopg.
-        from crawler.pg_store import advisory_key, connect, describe
+        from crawler.store.postgres import advisory_key, connect, describe
 
         # Keepalives set for this session: the server notices a holder whose machine vanished
         # within about a minute, not the system's default two hours.
@@ -152,7 +152,7 @@ class StoreRunLock(_Lock):
         if self._connection is not None:
             # Closing the session releases the lock; the explicit unlock only says so sooner.
             try:
-                from crawler.pg_store import advisory_key
+                from crawler.store.postgres import advisory_key
 
                 self._connection.execute(
                     "SELECT pg_advisory_unlock(%s)", (advisory_key(self.NAME),)

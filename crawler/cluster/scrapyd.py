@@ -27,7 +27,7 @@ from urllib.request import Request, urlopen
 
 from crawler.sites import SiteConfig
 from crawler.spiders.registry import RegistrySpider, sites_argument
-from crawler.store import PostStore
+from crawler.store.sqlite import PostStore
 
 logger = logging.getLogger(__name__)
 
