@@ -16,6 +16,18 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
 
 
+def parse_flag(value: Any) -> bool:
+    """A yes/no argument: ``1``/``0``, ``true``/``false``, ``yes``/``no``, ``on``/``off``
+    (any case; empty is no); ``ValueError`` for anything else. The one reading of flags, for
+    ``-a`` arguments and a Scrapyd job's."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in _TRUE | _FALSE:
+        raise ValueError(f"expected 1/0, true/false, yes/no; got {value!r}")
+    return text in _TRUE
+
+
 class SpiderArguments(BaseModel):
     """The ``-a`` arguments every layout spider takes, validated before the crawl starts."""
 
@@ -48,12 +60,7 @@ class SpiderArguments(BaseModel):
     @field_validator("full", "content", mode="before")
     @classmethod
     def _flag(cls, value: Any) -> bool:
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in _TRUE | _FALSE:
-            return text in _TRUE
-        raise ValueError(f"expected 1/0, true/false, yes/no; got {value!r}")
+        return parse_flag(value)
 
 
 def arguments_help() -> list[tuple[str, str]]:

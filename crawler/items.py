@@ -185,6 +185,12 @@ class PostItem(scrapy.Item):
     )  # fmt: skip
     # The list page the post was read from: for log lines and errors, never exported.
     source_page = scrapy.Field()
+    # The site's timezone, for dates printed without an offset (DatesPipeline).
+    timezone = scrapy.Field()
+    # What the store held of the post when this run met it (None: a new post), read once by
+    # the incremental middleware: the store pipeline keeps what a page not read this run
+    # gave before.
+    stored = scrapy.Field()
     # The update time as the post page prints it; DatesPipeline makes updated_at of it.
     updated_raw = scrapy.Field()
     # True when this run asked for the post page and did not get it: tried again next run.

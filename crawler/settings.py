@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from crawler.items import POST_FIELDS
+from crawler.outputs.exporters import DEFAULT_LIST_SEPARATOR
 
 BOT_NAME = "blogcrawler"
 SPIDER_MODULES = ["crawler.spiders"]
@@ -15,6 +16,7 @@ SITE_REGISTRY = ""
 
 # Politeness towards real blogs, per host across all sites of a run (one crawler serves them
 # all); sites on 127.0.0.1 skip the delays unless THROTTLE_LOOPBACK (see BlogSpider).
+THROTTLE_LOOPBACK = False
 USER_AGENT = "blogcrawler/0.1 (+https://github.com/blogcrawler; polite reader of public post lists)"
 ROBOTSTXT_OBEY = True
 CONCURRENT_REQUESTS = 16
@@ -52,6 +54,16 @@ RETRY_AFTER_MAX = 120  # seconds; a longer Retry-After fails the request instead
 SPIDER_MIDDLEWARES = {
     "crawler.incremental.middleware.IncrementalMiddleware": 950,
 }
+# The cross-run store (crawler/store/): off, nothing is remembered between runs (every page
+# read, no dataset files written).
+POST_STORE_ENABLED = True
+# A PostgreSQL database (postgresql://user@host:port/db) shared by several machines; empty:
+# the SQLite file POST_STORE_PATH.
+POST_STORE_URL = ""
+POST_STORE_PATH = ""  # empty: <OUTPUT_DIR>/posts.sqlite
+# A lost PostgreSQL connection (a server restart) is made again for this long, in seconds,
+# before the run stops on it.
+POST_STORE_RECONNECT_SECONDS = 30.0
 
 ITEM_PIPELINES = {
     "crawler.pipelines.validate.ValidatePipeline": 100,
@@ -60,7 +72,7 @@ ITEM_PIPELINES = {
     "crawler.pipelines.store.StorePipeline": 400,
 }
 EXTENSIONS = {
-    "crawler.extensions.outputs.ExportsExtension": 500,
+    "crawler.extensions.outputs.OutputsExtension": 500,
     "crawler.extensions.summary.RunSummaryExtension": 510,
     "crawler.extensions.gc_tuning.GcTuningExtension": 520,
 }
@@ -71,10 +83,17 @@ HEALTH_MIN_DATE_COVERAGE = 0.8
 # More post pages than this share not read (failed, or no body found): "unhealthy".
 HEALTH_MAX_POST_FAILURE_RATIO = 0.5
 
-# Where exports and state live; the cross-run store (any crawler.store.sqlite.PostStore subclass).
+# Where the outputs and the SQLite store live.
 OUTPUT_DIR = "output"
-POST_STORE_CLASS = "crawler.store.sqlite.SQLiteStore"
-POST_STORE_PATH = ""  # default: <OUTPUT_DIR>/posts.sqlite
+# The run's outputs (dataset, changes, feeds, report) at the end of `scrapy crawl`; crawlall
+# and a Scrapyd node's job set OUTPUTS_DEFERRED and SUMMARY_DEFERRED: the command writes one
+# set for all its sites.
+OUTPUTS_ENABLED = True
+OUTPUTS_DEFERRED = False
+SUMMARY_DEFERRED = False
+# The run's id (output/runs/<id>/); empty: made from the time and pid. A controller gives
+# its nodes its own.
+RUN_ID = ""
 # Run folders (output/runs/<run id>/) kept: the newest N, older ones deleted after each run's
 # exports are written; 0 keeps them all.
 RUNS_KEEP = 30
@@ -87,7 +106,7 @@ REPORT_NEWEST = 300
 REPORT_TRENDING_DAYS = 7
 # CSV: BOM for Excel (off: data tools read plain UTF-8), separator for list fields (tags).
 CSV_BOM = False
-CSV_LIST_SEPARATOR = " | "
+CSV_LIST_SEPARATOR = DEFAULT_LIST_SEPARATOR
 
 # Exports: same columns in the same order for JSON Lines and CSV, whatever the first item holds.
 FEED_EXPORT_ENCODING = "utf-8"
@@ -105,6 +124,9 @@ REMOTE_CONTROL_ENABLED = False
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 SAMPLE_PORT_BASE = 18401  # crawlall --sample serves its four sites on this port and the next three
+# GcTuningExtension: young-generation threshold during a crawl.
+GC_TUNING_ENABLED = True
+GC_GEN0_THRESHOLD = 20_000
 
 # `scrapy genspider -t layout NAME DOMAIN`. This folder replaces Scrapy's own templates folder,
 # so it also holds copies of basic/crawl/csvfeed/xmlfeed (tests/test_genspider.py checks them).

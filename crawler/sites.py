@@ -21,6 +21,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from scrapy.settings import BaseSettings
 
+from crawler.layouts import layouts
+
 # Names become file and folder names under output/: no "/", no "..", no leading dot.
 SITE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,79}$"
 DEFAULT_TIMEZONE = "Asia/Shanghai"
@@ -159,9 +161,6 @@ def load_registry(
 
 @lru_cache(maxsize=8)
 def _registry(path: str) -> dict[str, SiteConfig]:
-    # Imported here: the layouts module uses SiteConfig from this one.
-    from crawler.layouts import layouts
-
     source, text = read_registry_file(path)
     return load_registry(text, source=source, layouts=tuple(layouts()))
 

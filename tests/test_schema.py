@@ -11,17 +11,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, make_post
 from jsonschema import Draft202012Validator, ValidationError
 from scrapy.settings import Settings
 from scrapy.utils.project import get_project_settings
+from support.project import ROOT, export_dataset, make_post
 
 from crawler.items import JSON_SCHEMA, POST_FIELDS, SCHEMA_FIELDS, TRACKED_FIELDS, PostItem
-from crawler.outputs.dataset import DELTA_FIELDS, write_exports
-from crawler.runs.folders import acquire_store, release_store
+from crawler.outputs.dataset import DELTA_FIELDS
 from crawler.schema import field_table, post_json_schema, schema_text, type_label, validate_post
-from crawler.store import sqlite as store_module
-from crawler.store.sqlite import CHANGED, NEW, UNCHANGED, SQLiteStore
+from crawler.store import open_store
+from crawler.store import records as store_module
+from crawler.store.records import CHANGED, NEW, UNCHANGED
+from crawler.store.sqlite import SQLiteStore
 
 CHECKED_IN = ROOT / "crawler" / "post.schema.json"
 REGENERATE = "regenerate it: python -m crawler.schema > crawler/post.schema.json"
@@ -51,7 +52,8 @@ def test_every_field_declared_once_with_a_type_and_a_meaning() -> None:
         assert schema["type"] and schema["description"].strip(), name
     # The crawl's own bookkeeping stays on the item but outside the schema.
     assert set(PostItem.fields) == {
-        *SCHEMA_FIELDS, "source_page", "replayed", "updated_raw", "post_page_failed"
+        *SCHEMA_FIELDS, "source_page", "replayed", "updated_raw", "post_page_failed",
+        "timezone", "stored",
     }
 
 
@@ -99,10 +101,10 @@ def test_every_column_is_required(name: str) -> None:
 
 @pytest.fixture
 def exported(settings: Settings) -> Path:
-    store = acquire_store(settings)
+    store = open_store(settings)
     store.record(make_post(1), "run1")
-    write_exports(settings, store, "run1")
-    release_store(settings)
+    export_dataset(settings, store, "run1")
+    store.close()
     return Path(settings["OUTPUT_DIR"])
 
 

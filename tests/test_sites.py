@@ -65,6 +65,6 @@ def test_flags_parse_and_scrapyd_private_arguments_pass() -> None:
     from crawler.spiders.blogs import CardsSpider  # type: ignore[attr-defined]
 
     spider = CardsSpider(url="https://x.org/hot", full="1", _job="abc123")
-    [run] = spider.site_runs.values()
-    assert run.full is True and run.config.url == "https://x.org/hot"
+    [site] = spider.site_configs
+    assert spider.full is True and site.url == "https://x.org/hot"
     assert spider._job == "abc123"

@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_post
+from support.project import make_post
 
-from crawler.store.sqlite import CHANGED, NEW, UNCHANGED, PageState, PostStore, SQLiteStore
+from crawler.store.base import PageState, PostStore, StoreUnavailable
+from crawler.store.records import CHANGED, NEW, UNCHANGED
+from crawler.store.sqlite import SQLiteStore
 
 OpenStore = Callable[[], PostStore]
 
@@ -92,16 +94,17 @@ def test_changes_and_changed_fields_of_a_run(open_store: OpenStore) -> None:
     changes = {p["url"][-1]: (p["change"], p["changed_fields"]) for p in store.changes("run2")}
     assert changes == {"1": (CHANGED, ["title", "tags"]), "3": (NEW, [])}
     assert [p["url"][-1] for p in store.changes("run1")] == ["2"]  # 1 moved to run2
-    # A second change in one run: the fields that differ from the values recorded before it.
+    # A second change in one run: what changed since the last run is both changes' fields.
     store.record(make_post(1, title="新标题", tags=["训练"], views=5), "run2")
     assert {p["url"][-1]: p["changed_fields"] for p in store.changes("run2")} == {
-        "1": ["views"], "3": []
-    }  # fmt: skip
+        "1": ["title", "tags", "views"],
+        "3": [],
+    }
     # Unchanged in a later run: the post stays in run2's delta with its fields.
     store.record(make_post(1, title="新标题", tags=["训练"], views=5), "run3")
     assert list(store.changes("run3")) == []
     fields = [p["changed_fields"] for p in store.changes("run2") if p["url"][-1] == "1"]
-    assert fields == [["views"]]
+    assert fields == [["title", "tags", "views"]]
 
 
 def test_order_by_site_then_newest_instant(open_store: OpenStore) -> None:
@@ -328,7 +331,7 @@ def test_schema_version_and_upgrade(postgres_url: str, monkeypatch: pytest.Monke
         assert max(version for (version,) in versions) == 2
     # A store upgraded by a newer crawler is refused by an older one, in words.
     monkeypatch.setattr(pg_store, "MIGRATIONS", latest[:1])
-    with pytest.raises(pg_store.StoreUnavailable, match="schema version 2, newer than this"):
+    with pytest.raises(StoreUnavailable, match="schema version 2, newer than this"):
         pg_store.PostgresStore(postgres_url)
 
 
@@ -352,9 +355,10 @@ def test_metrics_grow_exactly_when_a_count_changes(open_store: OpenStore) -> Non
 
 
 def test_unreachable_store_is_one_line_without_the_password() -> None:
-    from conftest import free_port_base
+    from support.project import free_port_base
 
-    from crawler.store.postgres import PostgresStore, StoreUnavailable
+    from crawler.store.base import StoreUnavailable
+    from crawler.store.postgres import PostgresStore
 
     url = f"postgresql://crawler:s3cret@127.0.0.1:{free_port_base(1)}/blogs"
     with pytest.raises(StoreUnavailable) as error:

@@ -1,1 +1,1 @@
-"""cluster"""
+"""Several machines: a run's sites over Scrapyd nodes that share one PostgreSQL store."""

@@ -27,7 +27,7 @@ from urllib.request import Request, urlopen
 
 from crawler.sites import SiteConfig
 from crawler.spiders.registry import RegistrySpider, sites_argument
-from crawler.store.sqlite import PostStore
+from crawler.store.base import RunRecords
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ class ScrapydRun:
     """
 
     nodes: list[ScrapydNode]
-    store: PostStore
+    store: RunRecords
     run_id: str
     settings: dict[str, str]
     arguments: dict[str, str]

@@ -13,34 +13,32 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 import textwrap
-from typing import NoReturn
 
 from scrapy.commands import ScrapyHelpFormatter
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.crawler import Crawler
 from scrapy.spiderloader import get_spider_loader
 
 from crawler.arguments import SpiderArguments, arguments_help, validate_arguments
-from crawler.runs.folders import check_store, prepare_output_dir, run_dir, run_id
+from crawler.commands import refuse
+from crawler.extensions.summary import summaries_ready
+from crawler.runs.folders import prepare_output_dir, run_dir
+from crawler.runs.ids import run_id
 from crawler.runs.lock import LockBusy, run_lock
 from crawler.runs.summary import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_SITE_FAILED,
     EXIT_USAGE,
+    SiteSummary,
     exit_status,
     write_summary,
 )
 from crawler.sites import SiteConfig, SiteError, registry
 from crawler.spiders.blogs import BlogSpider
-from crawler.store.postgres import StoreUnavailable
-
-
-def refuse(message: str) -> NoReturn:
-    """Refuse the command line: one line on stderr (as argparse words its errors), exit 2."""
-    print(f"scrapy: error: {message}", file=sys.stderr)
-    raise SystemExit(EXIT_USAGE)
+from crawler.store import check_store
+from crawler.store.base import StoreUnavailable
 
 
 class LinesHelpFormatter(ScrapyHelpFormatter):
@@ -68,6 +66,17 @@ def spider_arguments_text() -> str:
     lines = ["A layout spider takes these as -a NAME=VALUE (checked before the crawl):"]
     lines += [f"  {name:<{width}}{meaning.replace('`', '')}" for name, meaning in rows]
     return "\n".join(lines)
+
+
+def collect_summaries(crawler: Crawler) -> list[SiteSummary]:
+    """A list that holds the site summaries of ``crawler`` once its crawl has ended."""
+    found: list[SiteSummary] = []
+
+    def keep(summaries: list[SiteSummary]) -> None:
+        found.extend(summaries)
+
+    crawler.signals.connect(keep, signal=summaries_ready, weak=False)
+    return found
 
 
 class Command(ScrapyCrawlCommand):
@@ -109,8 +118,7 @@ class Command(ScrapyCrawlCommand):
             )
             run_dir(self.settings, run_id(self.settings))  # a -s RUN_ID must stay in output/
             prepare_output_dir(self.settings)  # OutputDirError: unusable; the lock would create it
-            if self.settings.get("POST_STORE_URL"):
-                check_store(self.settings)
+            check_store(self.settings)
         except (SiteError, ValueError, StoreUnavailable) as exc:
             refuse(str(exc))
         self.spidercls, self.site, self.arguments = spidercls, site, arguments
@@ -123,12 +131,13 @@ class Command(ScrapyCrawlCommand):
         # Not ours (Scrapyd's _job): passed on as Scrapy passes spider arguments.
         private = {k: v for k, v in opts.spargs.items() if k.startswith("_")}
         crawler = self.crawler_process.create_crawler(self.spidercls)
+        summaries = collect_summaries(crawler)
         try:
             with run_lock(self.settings):
                 self.crawler_process.crawl(
                     crawler, sites=[self.site], full=self.arguments.full,
                     content=self.arguments.content, **private,
-                )  # fmt: skip
+                )
                 self.crawler_process.start()
         except LockBusy as exc:
             print(f"not crawling: {exc}")
@@ -140,7 +149,6 @@ class Command(ScrapyCrawlCommand):
             return
         except KeyboardInterrupt:
             pass  # Ctrl-C before the crawl's own handlers were in place: a stopped run
-        summaries = getattr(crawler, "site_summaries", [])
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
         elif summaries:
@@ -150,5 +158,6 @@ class Command(ScrapyCrawlCommand):
             write_summary(run_dir(self.settings, run) / "summary.json", run, [], EXIT_INTERRUPTED)
             print(f"run {run}: stopped before the crawl started; nothing was crawled")
             self.exitcode = EXIT_INTERRUPTED
-        if crawler.stats.get_value("exports/failed") and self.exitcode != EXIT_INTERRUPTED:
+        assert crawler.stats is not None
+        if crawler.stats.get_value("outputs/failed") and self.exitcode != EXIT_INTERRUPTED:
             self.exitcode = EXIT_SITE_FAILED  # the dataset files could not be written (logged)

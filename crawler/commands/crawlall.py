@@ -9,21 +9,13 @@ from urllib.parse import urlsplit
 from scrapy.commands import ScrapyCommand
 
 from crawler.cluster.scrapyd import ScrapydNode, ScrapydRun
-from crawler.commands.crawl import refuse
+from crawler.commands import refuse
+from crawler.commands.crawl import collect_summaries
 from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
-from crawler.outputs.atom import entry_counts
-from crawler.outputs.dataset import export_run
-from crawler.runs.folders import (
-    OutputDirError,
-    acquire_store,
-    check_store,
-    new_run_id,
-    output_dir,
-    prepare_output_dir,
-    release_store,
-    run_dir,
-)
+from crawler.runs.folders import OutputDirError, output_dir, prepare_output_dir, run_dir
+from crawler.runs.ids import new_run_id
 from crawler.runs.lock import LockBusy, run_lock
+from crawler.runs.publish import check_output_settings, publish_outputs
 from crawler.runs.summary import (
     EXIT_CODES,
     EXIT_INTERRUPTED,
@@ -37,9 +29,8 @@ from crawler.runs.summary import (
 )
 from crawler.sites import SiteConfig, SiteError, registry
 from crawler.spiders.registry import RegistrySpider
-from crawler.store.postgres import StoreUnavailable
-
-SAMPLE_PORT_BASE = 18401
+from crawler.store import check_store, open_store
+from crawler.store.base import StoreUnavailable
 
 
 def sample_name(layout: str) -> str:
@@ -76,7 +67,7 @@ class Command(ScrapyCommand):
         parser.add_argument(
             "--sample", action="store_true",
             help="crawl the bundled sample sites, served on 127.0.0.1 (offline demo)",
-        )  # fmt: skip
+        )
         parser.add_argument(
             "--full", action="store_true", help="read every list page, not only the new ones"
         )
@@ -84,12 +75,12 @@ class Command(ScrapyCommand):
             "--no-content", dest="content", action="store_false",
             help="stay on list pages: no post page is fetched (no content, post-page tags"
             " and categories, updated_at for new posts)",
-        )  # fmt: skip
+        )
         parser.add_argument(
             "--scrapyd", action="append", default=[], metavar="URL",
             help="crawl on these Scrapyd nodes (repeatable; the project deployed to each as"
             " blogcrawler), sharing the store of -s POST_STORE_URL=postgresql://…",
-        )  # fmt: skip
+        )
 
     def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
@@ -102,9 +93,7 @@ class Command(ScrapyCommand):
             self.settings.set("OUTPUT_DIR", str(sample), priority="cmdline")
         try:
             prepare_output_dir(self.settings)  # before the run's lock, which would create it
-            if self.settings.get("POST_STORE_URL"):
-                check_store(self.settings)
-        except (OutputDirError, StoreUnavailable) as exc:
+        except OutputDirError as exc:
             refuse(str(exc))
         if opts.sample:
             names = [sample_name(layout) for layout in LAYOUTS]
@@ -120,7 +109,7 @@ class Command(ScrapyCommand):
         if not names:
             refuse("no sites to crawl: the registry is empty")
         try:
-            entry_counts(self.settings)
+            check_output_settings(self.settings)
         except ValueError as exc:
             refuse(str(exc))
         if opts.scrapyd and not self.settings.get("POST_STORE_URL"):
@@ -128,13 +117,17 @@ class Command(ScrapyCommand):
         for url in opts.scrapyd:
             if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
                 refuse(f"--scrapyd {url}: not an http(s) URL of a Scrapyd node")
+        try:
+            check_store(self.settings)  # last: a refused command line leaves no store behind
+        except StoreUnavailable as exc:
+            refuse(str(exc))
 
     def sites(self, opts: argparse.Namespace, stack: ExitStack) -> list[SiteConfig]:
         """The sites to crawl (checked in ``process_options``); for ``--sample``, starts their
         servers (stopped by ``stack``)."""
         if opts.sample:
             assert self.settings is not None
-            base = self.settings.getint("SAMPLE_PORT_BASE", SAMPLE_PORT_BASE)
+            base = self.settings.getint("SAMPLE_PORT_BASE")
             sites = []
             for offset, layout in enumerate(LAYOUTS):
                 try:
@@ -156,12 +149,13 @@ class Command(ScrapyCommand):
         """Crawl ``sites`` in this process, one crawler; their summaries."""
         assert self.crawler_process is not None
         crawler = self.crawler_process.create_crawler(RegistrySpider)
-        for name in ("EXPORTS_DEFERRED", "SUMMARY_DEFERRED"):
+        for name in ("OUTPUTS_DEFERRED", "SUMMARY_DEFERRED"):
             crawler.settings.set(name, True, priority="cmdline")
         crawler.settings.set("RUN_ID", run, priority="cmdline")
+        summaries = collect_summaries(crawler)
         self.crawler_process.crawl(crawler, sites=sites, full=opts.full, content=opts.content)
         self.crawler_process.start()
-        return list(getattr(crawler, "site_summaries", []))
+        return summaries
 
     def crawl_on_scrapyd(
         self, opts: argparse.Namespace, sites: list[SiteConfig], run: str
@@ -169,19 +163,19 @@ class Command(ScrapyCommand):
         """Crawl ``sites`` on the Scrapyd nodes (:mod:`crawler.cluster.scrapyd`); their summaries, as
         the nodes recorded them in the shared store."""
         assert self.settings is not None
-        store = acquire_store(self.settings)
+        store = open_store(self.settings)
         try:
             controller = ScrapydRun(
                 nodes=[ScrapydNode(url) for url in opts.scrapyd], store=store, run_id=run,
                 settings={
                     "POST_STORE_URL": self.settings["POST_STORE_URL"], "RUN_ID": run,
-                    "EXPORTS_DEFERRED": "1", "SUMMARY_DEFERRED": "1",
+                    "OUTPUTS_DEFERRED": "1", "SUMMARY_DEFERRED": "1",
                 },
                 arguments={"full": str(int(opts.full)), "content": str(int(opts.content))},
-            )  # fmt: skip
+            )
             outcomes = controller.crawl(sites)
         finally:
-            release_store(self.settings)
+            store.close()
         self.notes = controller.notes
         return [SiteSummary(**outcomes[site.name]) for site in sites if site.name in outcomes]
 
@@ -212,12 +206,12 @@ class Command(ScrapyCommand):
                     status = EXIT_INTERRUPTED
                 elif len(summaries) < len(sites) or self.crawler_process.bootstrap_failed:
                     status = max(status, EXIT_SITE_FAILED)
-                store = acquire_store(settings)
+                store = open_store(settings)
                 try:
                     urls = {site.name: site.url for site in sites}
-                    result = export_run(settings, store, run, urls)
+                    result = publish_outputs(settings, store, run, urls)
                 finally:
-                    release_store(settings)
+                    store.close()
                 if result is None and status != EXIT_INTERRUPTED:
                     status = EXIT_SITE_FAILED  # the dataset files could not be written (logged)
                 summary_path = run_dir(settings, run) / "summary.json"
@@ -234,7 +228,7 @@ class Command(ScrapyCommand):
         for note in self.notes:
             print(f"scrapyd: {note}")
         print(f"run {run}: {len(summaries)} of {len(sites)} site(s) crawled,"
-              f" exit status {status}: {EXIT_CODES[status]}")  # fmt: skip
+              f" exit status {status}: {EXIT_CODES[status]}")
         if result is None:
             print("the dataset files were not written (see the error above); the old ones stay")
         else:

@@ -9,93 +9,13 @@ shares: once, without retries, so an unreachable page is said at once.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Any, ClassVar
 
-import scrapy
 from scrapy.commands import ScrapyCommand
-from scrapy.crawler import CrawlerProcessBase
-from scrapy.http import Response
-from scrapy.settings import BaseSettings
-from twisted.python.failure import Failure
 
-from crawler.commands.crawl import refuse
+from crawler.commands import FetchError, fetch, quiet, refuse
 from crawler.devtools.detect import Match, examine_all
 from crawler.sites import check_http_url
-from crawler.spiders.failures import describe_failure
-
-
-class FetchError(Exception):
-    """The page could not be fetched; the message says why (HTTP status, robots.txt, ...)."""
-
-
-@dataclass
-class _Fetched:
-    response: Response | None = None
-    error: str | None = None
-
-
-class _FetchSpider(scrapy.Spider):
-    """Requests one URL (redirects followed) and keeps the response."""
-
-    name = "fetch-page"
-    # One page, no items: no pipelines, store or exports. No retries: a person is waiting for
-    # the answer, and a page that fails once is reported (they can run it again). (Spider
-    # priority: above the project's settings, below the command line's -s.)
-    custom_settings: ClassVar[dict[str, Any]] = {
-        "ITEM_PIPELINES": {},
-        "EXTENSIONS": {"crawler.extensions.outputs.ExportsExtension": None},
-        "POST_STORE_ENABLED": False,
-        "RETRY_ENABLED": False,
-    }
-    # A robots.txt that cannot be fetched is said at INFO only (crawler.middlewares.robots):
-    # the page itself then fails the same way, and that is the one line printed.
-    robotstxt_failure_level = logging.INFO
-    # The project's components that need what this fetch turns off: removed here, rather than
-    # each saying "Disabled ...: RETRY_ENABLED is off" where the answer is to be one line.
-    unused_components: ClassVar[dict[str, tuple[str, ...]]] = {
-        "DOWNLOADER_MIDDLEWARES": ("crawler.middlewares.retry_after.RetryAfterMiddleware",),
-        "SPIDER_MIDDLEWARES": ("crawler.incremental.middleware.IncrementalMiddleware",),
-    }
-
-    @classmethod
-    def update_settings(cls, settings: BaseSettings) -> None:
-        super().update_settings(settings)
-        for name, paths in cls.unused_components.items():
-            components = settings.getdict(name)
-            components.update(dict.fromkeys(paths))
-            settings.set(name, components, priority=settings.getpriority(name) or "project")
-
-    def __init__(self, url: str, result: _Fetched, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.url, self.result = url, result
-
-    async def start(self) -> AsyncIterator[scrapy.Request]:
-        yield scrapy.Request(self.url, callback=self.keep, errback=self.failed, dont_filter=True)
-
-    def keep(self, response: Response) -> None:
-        self.result.response = response
-
-    def failed(self, failure: Failure) -> None:
-        self.result.error = describe_failure(failure)
-
-
-def fetch(process: CrawlerProcessBase, url: str) -> Response:
-    """Fetch ``url`` with the project's settings; raise :class:`FetchError` if it fails."""
-    result = _Fetched()
-    process.crawl(_FetchSpider, url=url, result=result)
-    process.start()
-    if result.response is None:
-        raise FetchError(f"could not fetch {url}: {result.error or 'no response'}")
-    return result.response
-
-
-def quiet(settings: BaseSettings) -> None:
-    """Warnings only on stderr (the output is the report), unless ``-L``/``-s`` say otherwise."""
-    settings.set("LOG_LEVEL", "WARNING", priority="spider")
 
 
 def describe(match: Match) -> list[str]:

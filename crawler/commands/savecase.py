@@ -27,11 +27,10 @@ from scrapy.commands import ScrapyCommand
 from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.utils.conf import closest_scrapy_cfg
 
-from crawler.commands.crawl import refuse
-from crawler.commands.detect import FetchError, fetch, quiet
+from crawler.commands import FetchError, fetch, quiet, refuse
 from crawler.devtools.cases import EXPECTED_FIELDS, load_case, next_pages, run_case
 from crawler.layouts import layouts
-from crawler.middlewares.encoding import declared_encoding
+from crawler.parsing.encodings import declared_encoding
 from crawler.sites import (
     DEFAULT_TIMEZONE,
     SITE_NAME_PATTERN,

@@ -25,10 +25,10 @@ from scrapy.http import Response
 from scrapy.responsetypes import responsetypes
 
 from crawler.items import POST_FIELDS
-from crawler.layouts import get_layout, merge_post_page
+from crawler.layouts import get_layout
+from crawler.layouts.base import merge_post_page
+from crawler.parsing.dates import post_dates
 from crawler.parsing.loaders import PostLoader
-from crawler.pipelines.dates import date_fields
-from crawler.sites import SiteConfig
 
 # What a list case expects: every field but the crawl time and the post body (a post page's,
 # checked by the post-page cases in tests/post_cases/; a feed carrying whole posts is too).
@@ -104,15 +104,12 @@ def next_pages(case: Case) -> list[str]:
 
 def run_case(case: Case) -> list[dict[str, Any]]:
     """The items the layout extracts from the saved page, dates normalised at ``case.now``."""
-    site = SiteConfig(name=case.site, layout=case.layout, url=case.url, timezone=case.timezone)
     items = []
-    for item in get_layout(case.layout).extract(case.response(), site):
+    for item in get_layout(case.layout).extract(case.response()):
         row = {name: item.get(name) for name in POST_FIELDS}
-        row.update(date_fields(row["published_raw"], case.timezone, case.now))
-        updated = item.get("updated_raw")
-        row["updated_at"] = (
-            date_fields(updated, case.timezone, case.now)["published_at"] if updated else None
-        )
+        row.update(site=case.site, layout=case.layout)
+        row.update(post_dates(row["published_raw"], item.get("updated_raw"), case.timezone,
+                              case.now))
         row["crawled_at"] = case.now.astimezone(UTC).isoformat()
         items.append(row)
     return items
@@ -151,8 +148,7 @@ def run_post_case(case: Case) -> list[dict[str, Any]]:
     layout = get_layout(case.layout)
     response = case.response()
     if case.page.endswith(".xml"):
-        site = SiteConfig(name="case", layout=case.layout, url=case.url, timezone=case.timezone)
-        posts = [dict(item) for item in layout.extract(response, site)]
+        posts = [dict(item) for item in layout.extract(response)]
     else:
         post: dict[str, Any] = {"url": case.url, "tags": [], "categories": []}
         merge_post_page(post, layout.read_post(response).fields)  # type: ignore[arg-type]
@@ -164,8 +160,6 @@ def run_post_case(case: Case) -> list[dict[str, Any]]:
             merge_post_page(post, loader.loaded())  # type: ignore[arg-type]
         posts = [post]
     for post in posts:
-        updated = post.get("updated_raw")
-        post["updated_at"] = (
-            date_fields(updated, case.timezone, case.now)["published_at"] if updated else None
-        )
+        post["updated_at"] = post_dates(None, post.get("updated_raw"), case.timezone,
+                                        case.now)["updated_at"]
     return posts

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from parsel import Selector
 from scrapy.http import Response, TextResponse, XmlResponse
 
-from crawler.layouts import Layout, layouts
+from crawler.layouts import layouts
+from crawler.layouts.base import Layout
 from crawler.layouts.feed import feed_document
-from crawler.sites import DEFAULT_TIMEZONE, SiteConfig
 
 
 @dataclass(frozen=True)
@@ -87,11 +87,8 @@ def examine(response: Response, layout: type[Layout]) -> Match:
     """The evidence one layout finds on a page (a :class:`Match`, matched or not)."""
     document = _document(response)
     signature = {selector: count_matches(document, selector) for selector in layout.signature}
-    site = SiteConfig.model_construct(
-        name="detect", layout=layout.name, url=response.url, timezone=DEFAULT_TIMEZONE
-    )
     try:
-        items = layout.extract(response, site)
+        items = layout.extract(response)
         next_pages = [response.urljoin(url) for url in layout.next_page_urls(response)]
     except Exception as exc:  # a layout meeting a page it cannot read is evidence, not a bug
         return Match(layout.name, signature, 0, 0, error=f"{type(exc).__name__}: {exc}")

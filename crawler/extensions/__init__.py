@@ -1,1 +1,2 @@
-"""Scrapy extensions: exports at the end of a run, the run summary."""
+"""Scrapy extensions: the run summary, the outputs at the end of ``scrapy crawl``, fewer
+garbage-collector passes."""

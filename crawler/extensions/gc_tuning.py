@@ -23,9 +23,9 @@ class GcTuningExtension:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> GcTuningExtension:
-        if not crawler.settings.getbool("GC_TUNING_ENABLED", True):
+        if not crawler.settings.getbool("GC_TUNING_ENABLED"):
             raise NotConfigured("GC_TUNING_ENABLED is off")
-        extension = cls(crawler.settings.getint("GC_GEN0_THRESHOLD", 20_000))
+        extension = cls(crawler.settings.getint("GC_GEN0_THRESHOLD"))
         crawler.signals.connect(extension.engine_started, signal=signals.engine_started)
         return extension
 

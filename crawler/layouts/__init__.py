@@ -1,202 +1,14 @@
-"""Blog layouts: how to read one kind of list page, as pure functions of a response.
-
-A layout is a small subclass of :class:`Layout` in a module of this package named after it
-(``crawler/layouts/<name>.py``, a ``-`` in the name written ``_``). Its contract:
-
-- ``name``: the layout's name, as used in ``scrapy crawl NAME`` and in the registry.
-- ``post_nodes(response)``: the selectors of the posts on a list page, in page order. A node
-  may be a post's wrapper element or the first element of a run of siblings.
-- ``populate(loader, node, response)``: add each field's raw value(s) to the loader; the
-  shared :class:`~crawler.parsing.loaders.PostLoader` cleans them.
-- ``next_page_urls(response)``: the list pages to follow from this one (may be empty).
-- optionally ``site_root(url)``: the URL prefix a site's pages share (the crawl stays inside),
-  and ``page_problem(response)``: why a page cannot be of this layout at all.
-- ``signature``: selectors that mark a page of this layout, for ``scrapy detect``.
-- ``date_ordered``: False for lists not sorted newest first (read whole on every run).
-
-A post's own page (followed unless ``-a content=0``) is read by :meth:`Layout.read_post`:
-
-- ``post_body``: CSS of the post body on a post page; ``post_chrome``: CSS of the theme's
-  boxes inside it that are not the post (reward, copyright, share, pager). The body becomes
-  ``content`` (Markdown, :mod:`crawler.parsing.markdown`). A page where ``post_body`` matches nothing
-  (or a layout without one, as feeds) is read by the fallback: every layout's ``post_body``,
-  then trafilatura.
-- ``populate_post(loader, response)``: add what the post page shows beyond the list: tags,
-  categories (``category``, all of them in order), ``updated_raw``; the default reads the
-  page's metadata (``article:modified_time``, JSON-LD ``dateModified``, ``article:tag``).
-- optionally ``post_extra_urls(response)`` and ``populate_post_extra(loader, response)``: a
-  further page the post's fields need (cnblogs fills categories and tags from an endpoint).
-
-Every hook is a pure function of the response (no requests, no clock, no store): the same
-:meth:`Layout.extract` runs in the crawl, in ``scrapy detect`` and on the saved cases. Which
-pages to fetch is the spider's business (:mod:`crawler.spiders.blogs`); what is new since the
-last run is the incremental middleware's (:mod:`crawler.incremental.middleware`). Each layout module is
-found by :func:`layouts`, and gets its ``scrapy crawl NAME`` spider without further code.
-"""
+"""Blog layouts, one module each, named after the layout (``cnblogs.py`` is ``cnblogs``; a
+``-`` in a name is written ``_``): every module of this package is imported with it, so each
+layout is known by name as soon as the package is (the contract is in :mod:`.base`)."""
 
 from __future__ import annotations
 
 import importlib
-import json
 import pkgutil
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
-from parsel import Selector
-from scrapy.http import Response
-
-from crawler.items import PostItem
-from crawler.parsing.loaders import PostLoader
-from crawler.parsing.markdown import PostBody, body_markdown, main_text
-from crawler.parsing.processors import unique
-from crawler.parsing.xpath import node_elements
-from crawler.sites import SiteConfig
-
-# Update times and tags in a page's metadata, whatever its theme (Open Graph, schema.org),
-# found in one walk of the page.
-_METADATA = (
-    "//meta[@property='article:modified_time' or @property='og:updated_time'"
-    " or @itemprop='dateModified' or @property='article:tag']"
-    " | //time[@itemprop='dateModified'] | //script[@type='application/ld+json']"
-)
-
-
-@dataclass
-class PostPage:
-    """What a post's own page adds to its list entry.
-
-    ``fields``: cleaned values (``content``, ``word_count``, ``tags``, ``categories``,
-    ``category``, ``updated_raw``) of what the page shows; ``method``: how the body was
-    found: ``"layout"`` (the layout's ``post_body``), ``"selector"`` (another layout's),
-    ``"trafilatura"``, or None when no body was found (``content`` is then absent).
-    """
-
-    fields: dict[str, Any] = field(default_factory=dict)
-    method: str | None = None
-
-
-def _json_ld_modified(text: str) -> str | None:
-    """``dateModified`` of a JSON-LD script (an object, a list, or an ``@graph``)."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    nodes = data if isinstance(data, list) else [data, *data.get("@graph", [])]
-    for node in nodes:
-        if isinstance(node, dict) and isinstance(node.get("dateModified"), str):
-            return node["dateModified"]
-    return None
-
-
-class Layout:
-    """How to read the list pages of one blog platform or theme (see the module docstring)."""
-
-    name: ClassVar[str]
-    # Selectors (CSS, or XPath when starting with "/" or "(") whose matches mark a page of this
-    # layout; ``scrapy detect`` reports which matched, as evidence.
-    signature: ClassVar[tuple[str, ...]] = ()
-    # Lists newest first: once a whole page holds only known posts, older pages hold no news.
-    # A list sorted otherwise (the cards "hot" list, by views) sets this False: read whole.
-    date_ordered: ClassVar[bool] = True
-
-    @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
-        """Selectors of the posts on a list page, in page order."""
-        raise NotImplementedError
-
-    @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
-        """Add the raw values of one post's fields to ``loader``."""
-        raise NotImplementedError
-
-    @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
-        """Links to further list pages (relative or absolute)."""
-        return ()
-
-    @classmethod
-    def page_problem(cls, response: Response) -> str | None:
-        """Why the page cannot be of this layout at all (e.g. HTML where a feed belongs)."""
-        return None
-
-    @classmethod
-    def site_root(cls, url: str) -> str:
-        """The prefix every page of the site shares; default: scheme and host."""
-        parts = urlsplit(url)
-        return f"{parts.scheme}://{parts.netloc}/"
-
-    # ---- post pages ---------------------------------------------------------------------
-    # CSS of the post body on a post page ("": read by the fallback).
-    post_body: ClassVar[str] = ""
-    # CSS of the theme's boxes inside the body that are not the post.
-    post_chrome: ClassVar[tuple[str, ...]] = ()
-
-    @classmethod
-    def populate_post(cls, loader: PostLoader, response: Response) -> None:
-        """Add the tags, categories and ``updated_raw`` a post page shows."""
-        cls.populate_post_metadata(loader, response)
-
-    @staticmethod
-    def populate_post_metadata(loader: PostLoader, response: Response) -> None:
-        """Add the update time and tags of the page's metadata (Open Graph, JSON-LD).
-
-        The visible update time first (in the site's own offset; the metadata is often in
-        UTC), then ``article:modified_time``/``dateModified``, ``og:updated_time``, JSON-LD."""
-        visible, modified, og, json_ld, tags = [], [], [], [], []
-        for element in node_elements(response.selector, _METADATA):
-            if element.tag == "time":
-                visible.append(element.get("datetime"))
-            elif element.tag == "script":
-                json_ld.append(_json_ld_modified(element.text or ""))
-            elif element.get("property") == "article:tag":
-                tags.append(element.get("content"))
-            else:
-                (og if element.get("property") == "og:updated_time" else modified).append(
-                    element.get("content")
-                )
-        loader.add_value("updated_raw", [*visible, *modified, *og, *json_ld])
-        loader.add_value("tags", tags)
-
-    @classmethod
-    def post_extra_urls(cls, response: Response) -> Iterable[str]:
-        """Further pages the post's fields need (read by :meth:`populate_post_extra`)."""
-        return ()
-
-    @classmethod
-    def populate_post_extra(cls, loader: PostLoader, response: Response) -> None:
-        """Add the fields a page of :meth:`post_extra_urls` holds."""
-
-    @classmethod
-    def read_post(cls, response: Response) -> PostPage:
-        """What a post page adds to the post: its body as Markdown, tags, categories and
-        update time (see the module docstring)."""
-        loader = PostLoader(selector=response.selector, base_url=response.url)
-        cls.populate_post(loader, response)
-        page = PostPage(loader.loaded())
-        body: PostBody | None = None
-        found = response.css(cls.post_body)[:1] if cls.post_body else []
-        if found:
-            body, page.method = body_markdown(found[0], response.url, cls.post_chrome), "layout"
-        else:
-            body, page.method = main_text(response.selector, response.url, body_selectors())
-        if body is not None:
-            page.fields.update(content=body.markdown, word_count=body.word_count)
-        return page
-
-    @classmethod
-    def extract(cls, response: Response, site: SiteConfig) -> list[PostItem]:
-        """The post items on one page, without dates normalised (see ``DatesPipeline``)."""
-        items = []
-        for node in cls.post_nodes(response):
-            loader = PostLoader(selector=node, base_url=response.url)
-            cls.populate(loader, node, response)
-            item = loader.load_item()
-            item.update(site=site.name, layout=cls.name, source_page=response.url)
-            items.append(item)
-        return items
+from crawler.layouts.base import Layout, defined_layouts
 
 
 def module_name(layout: str) -> str:
@@ -204,38 +16,19 @@ def module_name(layout: str) -> str:
     return f"{__name__}.{layout.replace('-', '_')}"
 
 
+def _import_all() -> None:
+    for info in pkgutil.iter_modules(__path__, f"{__name__}."):
+        importlib.import_module(info.name)
+
+
+# Every layout module, imported with the package: a layout is known as soon as any is.
+_import_all()
+
+
 @cache
 def layouts() -> dict[str, type[Layout]]:
-    """Every layout of this package, by name (one :class:`Layout` subclass per module)."""
-    found: dict[str, type[Layout]] = {}
-    for info in pkgutil.iter_modules(__path__, f"{__name__}."):
-        module = importlib.import_module(info.name)
-        for value in vars(module).values():
-            if (
-                isinstance(value, type) and issubclass(value, Layout) and value is not Layout
-                and value.__module__ == module.__name__ and "name" in vars(value)
-            ):  # fmt: skip
-                found[value.name] = value
-    return dict(sorted(found.items()))
-
-
-def merge_post_page(item: PostItem, fields: dict[str, Any]) -> None:
-    """Add what a post page shows (:attr:`PostPage.fields`) to the post's list fields: the
-    page's values win; tags and categories of both, the page's first, without repeats."""
-    for name, value in fields.items():
-        if name in ("tags", "categories"):
-            item[name] = unique([*value, *(item.get(name) or ())])
-        elif name != "category":
-            item[name] = value
-    if item.get("categories"):
-        item["category"] = item["categories"][0]
-
-
-@cache
-def body_selectors() -> tuple[str, ...]:
-    """Every layout's ``post_body``: what the fallback tries on a page of unknown layout."""
-    found = (layout.post_body for layout in layouts().values() if layout.post_body)
-    return tuple(dict.fromkeys(found))
+    """Every layout of this package, by name."""
+    return dict(sorted(defined_layouts().items()))
 
 
 def get_layout(name: str) -> type[Layout]:

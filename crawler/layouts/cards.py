@@ -8,7 +8,7 @@ from lxml import etree
 from parsel import Selector
 from scrapy.http import Response
 
-from crawler.layouts import Layout
+from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.xpath import all_texts, has_class, own_elements, own_texts
 

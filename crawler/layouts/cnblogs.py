@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from parsel import Selector, SelectorList
 from scrapy.http import Response
 
-from crawler.layouts import Layout
+from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.xpath import has_class, node_texts
 

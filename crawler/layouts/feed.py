@@ -12,7 +12,7 @@ from lxml import etree
 from parsel import Selector
 from scrapy.http import Response, TextResponse
 
-from crawler.layouts import Layout
+from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.markdown import html_markdown
 from crawler.parsing.processors import html_to_text

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from parsel import Selector
 from scrapy.http import Response
 
-from crawler.layouts import Layout
+from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.xpath import node_texts
 

@@ -5,17 +5,8 @@ from __future__ import annotations
 from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.http import Response, TextResponse
-from w3lib.encoding import html_body_declared_encoding, http_content_type_encoding, read_bom
 
-
-def declared_encoding(body: bytes, content_type: str) -> str | None:
-    """The encoding a page declares: BOM, the Content-Type's charset, or its ``<meta>`` /
-    XML declaration; None when it declares none (the one place this is decided)."""
-    return (
-        read_bom(body)[0]
-        or http_content_type_encoding(content_type)
-        or html_body_declared_encoding(body)
-    )
+from crawler.parsing.encodings import declared_encoding
 
 
 class ChineseEncodingMiddleware:
@@ -26,6 +17,7 @@ class ChineseEncodingMiddleware:
     """
 
     def __init__(self, crawler: Crawler) -> None:
+        assert crawler.stats is not None
         self.stats = crawler.stats
 
     @classmethod

@@ -45,7 +45,7 @@ class RetryAfterMiddleware:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.max_wait = crawler.settings.getfloat("RETRY_AFTER_MAX", 120.0)
+        self.max_wait = crawler.settings.getfloat("RETRY_AFTER_MAX")
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RetryAfterMiddleware:

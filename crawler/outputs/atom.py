@@ -36,16 +36,15 @@ from lxml import etree
 from markdown_it import MarkdownIt
 from scrapy.settings import BaseSettings
 
-from crawler.outputs.files import ExportError, replace_file
+from crawler.outputs.files import read_if_present, replace_file
+from crawler.parsing.dates import iso_instant
 from crawler.sites import SITE_NAME_PATTERN
-from crawler.store.sqlite import PostStore
+from crawler.store.base import PostStore
 
 logger = logging.getLogger(__name__)
 
 FEEDS_FOLDER = "feeds"
 ALL_FEED = "all"
-DEFAULT_SITE_ENTRIES = 50
-DEFAULT_ALL_ENTRIES = 200
 # Feed ids when no URL is known: tag URIs (RFC 4151), stable across runs and machines.
 TAG_PREFIX = "tag:blogcrawler,2026:"
 ALL_FEED_ID = f"{TAG_PREFIX}all"
@@ -105,32 +104,21 @@ class _Newest:
         return [post_id for _, post_id in sorted(self.heap, reverse=True)]
 
 
-def _instant(value: Any) -> datetime | None:
-    """An aware datetime of an ISO 8601 string (UTC when it has no offset), None if not one."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _rank(post: Mapping[str, Any]) -> Rank:
-    published = _instant(post.get("published_at"))
+    published = iso_instant(post.get("published_at"))
     if published is not None:
         return (1, published.timestamp(), post["id"])
-    crawled = _instant(post.get("crawled_at")) or _EPOCH
+    crawled = iso_instant(post.get("crawled_at")) or _EPOCH
     return (0, crawled.timestamp(), post["id"])
 
 
 def _updated(post: Mapping[str, Any]) -> datetime:
     """Atom requires an update time: the post's, else its publication, else its crawl."""
     for name in ("updated_at", "published_at", "crawled_at"):
-        moment = _instant(post.get(name))
+        moment = iso_instant(post.get(name))
         if moment is not None:
             return moment
     return _EPOCH
@@ -143,19 +131,21 @@ def _text(value: Any) -> str:
 def entry_counts(settings: BaseSettings) -> tuple[int, int]:
     """``FEEDS_SITE_ENTRIES`` and ``FEEDS_ALL_ENTRIES``; ``ValueError`` naming the setting when
     one is not a count (call it before a run to refuse bad settings up front)."""
-    return (_entries_setting(settings, "FEEDS_SITE_ENTRIES", DEFAULT_SITE_ENTRIES),
-            _entries_setting(settings, "FEEDS_ALL_ENTRIES", DEFAULT_ALL_ENTRIES))  # fmt: skip
+    return (
+        _entries_setting(settings, "FEEDS_SITE_ENTRIES"),
+        _entries_setting(settings, "FEEDS_ALL_ENTRIES"),
+    )
 
 
-def _entries_setting(settings: BaseSettings, name: str, default: int) -> int:
-    value = settings.get(name, default)
+def _entries_setting(settings: BaseSettings, name: str) -> int:
+    value = settings[name]
     try:
         number = int(value)
     except (TypeError, ValueError):
         number = -1
     if number < 0:
         raise ValueError(f"setting {name} must be a whole number of entries (0 or more), "
-                         f"not {value!r}")  # fmt: skip
+                         f"not {value!r}")
     return number
 
 
@@ -241,7 +231,7 @@ class _FeedBuilder:
 
     def feed(self, feed_id: str, title: str, link: str | None,
              posts: Iterable[Mapping[str, Any]], *, previous: Mapping[str, str],
-             empty_updated: datetime | None, with_source: bool) -> bytes:  # fmt: skip
+             empty_updated: datetime | None, with_source: bool) -> bytes:
         """The feed's bytes; ``previous`` is HTML already made, by Markdown digest."""
         generator = FeedGenerator()
         generator.register_extension("blogcrawler", _FeedExtension, _EntryExtension, rss=False)
@@ -261,7 +251,7 @@ class _FeedBuilder:
         return generator.atom_str(pretty=True, encoding="UTF-8")
 
     def entry(self, generator: FeedGenerator, post: Mapping[str, Any],
-              previous: Mapping[str, str], *, with_source: bool) -> datetime:  # fmt: skip
+              previous: Mapping[str, str], *, with_source: bool) -> datetime:
         """Add ``post`` as the feed's last entry; return its updated time."""
         url = _text(post.get("url"))
         entry = generator.add_entry(order="append")
@@ -271,7 +261,7 @@ class _FeedBuilder:
         entry.link(href=url, rel="alternate")
         updated = _updated(post)
         entry.updated(updated)
-        published = _instant(post.get("published_at"))
+        published = iso_instant(post.get("published_at"))
         if published is not None:
             entry.published(published)
         author = _text(post.get("author")).strip()
@@ -305,20 +295,10 @@ class _FeedBuilder:
         return updated
 
 
-def _read(path: Path) -> bytes | None:
-    """The file's bytes, None if there is none yet."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise ExportError.of(path, exc) from exc
-
-
 def write_feeds(
     settings: BaseSettings, store: PostStore, out: Path,
     site_urls: Mapping[str, str] | None = None,
-) -> FeedsResult:  # fmt: skip
+) -> FeedsResult:
     """Write ``out/feeds/<site>.xml`` for every site in the store and ``out/feeds/all.xml``,
     each only when its bytes changed.
 
@@ -341,7 +321,7 @@ def write_feeds(
         newest = sites.get(site)
         if newest is None:
             newest = sites[site] = _Newest(site_entries)
-        crawled = _instant(post.get("crawled_at"))
+        crawled = iso_instant(post.get("crawled_at"))
         if crawled is not None:
             for kept in (newest, everything):
                 if kept.last_crawl is None or crawled > kept.last_crawl:
@@ -360,9 +340,9 @@ def write_feeds(
     builder = _FeedBuilder(urls)
 
     def write(path: Path, new_id: str, title: str, link: str | None, newest: _Newest,
-              with_source: bool) -> str | None:  # fmt: skip
+              with_source: bool) -> str | None:
         """Write one feed if it changed; return its link."""
-        old = _read(path)
+        old = read_if_present(path)
         previous = _previous(old)
         # A feed's id is permanent (RFC 4287 §4.2.6): once written it stays, even if a later
         # call knows the site's URL and an earlier one did not. A link once known stays too,
@@ -370,7 +350,7 @@ def write_feeds(
         link = link or previous.link
         data = builder.feed(previous.feed_id or new_id, title, link,
                             _in_order(store, newest.ids()), previous=previous.rendered,
-                            empty_updated=newest.last_crawl, with_source=with_source)  # fmt: skip
+                            empty_updated=newest.last_crawl, with_source=with_source)
         if data == old:
             unchanged.append(path)
         else:
@@ -382,17 +362,17 @@ def write_feeds(
         name = _site_feed_name(site)
         if name is None:
             logger.warning("site %r: no feed of its own (its name cannot be a feed's file"
-                           " name); its posts are in %s.xml", site, ALL_FEED)  # fmt: skip
+                           " name); its posts are in %s.xml", site, ALL_FEED)
             skipped.append(site)
             continue
         url = urls.get(site)
         if link := write(folder / f"{name}.xml", url or f"{TAG_PREFIX}site/{site}", site, url,
-                         sites[site], with_source=False):  # fmt: skip
+                         sites[site], with_source=False):
             urls[site] = link  # all.xml's entries name their blog with it
     write(folder / f"{ALL_FEED}.xml", ALL_FEED_ID, ALL_FEED_TITLE, None, everything,
-          with_source=True)  # fmt: skip
+          with_source=True)
     return FeedsResult(folder, tuple(rewritten), tuple(unchanged), tuple(skipped),
-                       rendered=builder.rendered)  # fmt: skip
+                       rendered=builder.rendered)
 
 
 def _in_order(store: PostStore, ids: list[str]) -> list[dict[str, Any]]:

@@ -155,9 +155,7 @@ class SafeCsvItemExporter(PostRowsExporter):
     @classmethod
     def from_crawler(cls, crawler: Crawler, file: IO[bytes], **kwargs: Any) -> SafeCsvItemExporter:
         settings = crawler.settings
-        kwargs.setdefault(
-            "join_multivalued", settings.get("CSV_LIST_SEPARATOR", DEFAULT_LIST_SEPARATOR)
-        )
+        kwargs.setdefault("join_multivalued", settings["CSV_LIST_SEPARATOR"])
         return cls(file, bom=settings.getbool("CSV_BOM"), **kwargs)
 
     def cell(self, value: Any) -> Any:

@@ -1,17 +1,17 @@
-"""Files the crawler writes for people and tools: replaced atomically, errors in one line.
-
-Every output file (the dataset, the feeds, the report page) is written to a temporary file
-in its folder, fsynced and renamed over the old one, so a reader never sees half a file and a
-run killed midway leaves the previous version; a file that cannot be written is an
-:class:`ExportError` whose message names it.
+"""The one atomic file writer: every file a run leaves (dataset, changes, feeds, report, run
+summary) is written to a temporary file in its folder, flushed, fsynced and renamed over the
+old one, so a reader never sees half a file and a run killed midway leaves the previous
+version; a file that cannot be written is an :class:`ExportError` whose message names it.
 """
 
 from __future__ import annotations
 
 import errno
+import io
 import os
 import tempfile
 from pathlib import Path
+from types import TracebackType
 
 
 class ExportError(OSError):
@@ -35,30 +35,128 @@ def umask() -> int:
     return mask
 
 
-def shared_mode(fd: int) -> None:
-    """Give a file mkstemp made private (0600) the mode any new file gets: outputs are for
-    other tools and users."""
-    os.fchmod(fd, 0o666 & ~umask())
+class _Target(io.RawIOBase):
+    """The raw temporary file behind an :class:`AtomicFile`: a failed write (disk full) is
+    an :class:`ExportError` naming the target, not the temporary name."""
+
+    def __init__(self, fd: int, target: Path) -> None:
+        super().__init__()
+        self._fd, self.target = fd, target
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        try:
+            return os.write(self._fd, data)
+        except OSError as exc:
+            raise ExportError.of(self.target, exc) from exc
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                super().close()
+            finally:
+                os.close(self._fd)
+
+
+class AtomicFile:
+    """``with AtomicFile(path) as file:`` — a buffered binary file that becomes ``path`` when
+    the block ends without an error (and is deleted if it ends with one).
+
+    The file gets the mode any new file gets (outputs are for other tools and users, not
+    mkstemp's private 0600). An ``OSError`` while opening, writing, syncing or renaming is an
+    :class:`ExportError` naming ``path``; ``path`` then keeps its previous contents. Several
+    can be open at once and committed together (:meth:`commit`), as the dataset files are.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._tmp: Path | None = None
+        self.file: io.BufferedWriter | None = None
+
+    def __enter__(self) -> io.BufferedWriter:
+        return self.open()
+
+    def open(self) -> io.BufferedWriter:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # A run killed mid-write leaves its temporary file; the run lock says none writes.
+            for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+            )
+        except OSError as exc:
+            raise ExportError.of(self.path, exc) from exc
+        self._tmp = Path(tmp)
+        try:
+            os.fchmod(fd, 0o666 & ~umask())
+        except OSError as exc:
+            os.close(fd)
+            self.discard()
+            raise ExportError.of(self.path, exc) from exc
+        self.file = io.BufferedWriter(_Target(fd, self.path))
+        return self.file
+
+    def commit(self) -> None:
+        """Flush, sync and rename the file over ``path``."""
+        assert self.file is not None and self._tmp is not None
+        try:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.file.close()
+            os.replace(self._tmp, self.path)
+        except OSError as exc:
+            raise ExportError.of(self.path, exc) from exc
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Close and delete the temporary file (a no-op once renamed). A second error while
+        closing a file that already failed (its buffer cannot be flushed) would only hide
+        the first."""
+        if self.file is not None:
+            try:
+                self.file.close()
+            except OSError:
+                self.file.raw.close()
+            self.file = None
+        if self._tmp is not None:
+            self._tmp.unlink(missing_ok=True)
+            self._tmp = None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
+
+    def __repr__(self) -> str:
+        return f"AtomicFile({str(self.path)!r})"
 
 
 def replace_file(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` atomically; :class:`ExportError` naming it on failure."""
-    tmp: str | None = None
+    with AtomicFile(path) as file:
+        file.write(data)
+
+
+def read_if_present(path: Path) -> bytes | None:
+    """The file's bytes, None if there is none yet; :class:`ExportError` if it cannot be
+    read."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # A run killed mid-write leaves its temporary file; the run lock says none is writing.
-        for stale in path.parent.glob(f".{path.name}.*.tmp"):
-            stale.unlink(missing_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as file:
-            shared_mode(file.fileno())
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-        tmp = None
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         raise ExportError.of(path, exc) from exc
-    finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+

@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from crawler.outputs.files import replace_file
-from crawler.store.sqlite import PostStore
+from crawler.parsing.dates import iso_instant
+from crawler.store.base import PostStore
 
 logger = logging.getLogger(__name__)
 
@@ -42,9 +43,14 @@ POST_FAILURES_SHOWN = 20
 
 
 def write_report(
-    out: Path, store: PostStore, run_id: str, *, newest: int = 300, trending_days: int = 7,
+    out: Path,
+    store: PostStore,
+    run_id: str,
+    *,
+    newest: int,
+    trending_days: int,
     now: datetime | None = None,
-) -> Path:  # fmt: skip
+) -> Path:
     """Write ``out/report.html`` from the store and the run summaries under ``out/runs/``
     (atomically: a reader never sees half a page); return its path.
 
@@ -140,7 +146,7 @@ def _recent_runs(runs_dir: Path, run_id: str, store: PostStore) -> list[dict[str
         ids = sorted(
             entry.name for entry in runs_dir.iterdir()
             if entry.name != run_id and (entry / "summary.json").is_file()
-        )  # fmt: skip
+        )
     documents: list[tuple[str, dict[str, Any]]] = []
     for run in reversed(ids):  # newest first, until enough readable summaries
         if len(documents) >= RUNS_SHOWN - 1:
@@ -181,16 +187,6 @@ def _outcomes(run: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # -- posts -----------------------------------------------------------------------------------
-
-
-def _instant(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _cut(text: str | None, limit: int) -> str:
@@ -237,7 +233,7 @@ def _posts_and_weeks(
         site = post.get("site") or ""
         sites.add(site)
         published = post.get("published_at")
-        moment = _instant(published)
+        moment = iso_instant(published)
         if moment is None:
             continue  # an undated post has no place in "newest" or in a week
         week = _week(published or "")
@@ -287,7 +283,7 @@ def view_gains(rows: Iterable[Mapping[str, Any]], start: datetime) -> Iterator[d
             views = row.get("views")
             if views is None:
                 continue
-            seen = _instant(row.get("seen_at"))
+            seen = iso_instant(row.get("seen_at"))
             if seen is None:
                 continue
             if seen <= start:
@@ -301,7 +297,7 @@ def view_gains(rows: Iterable[Mapping[str, Any]], start: datetime) -> Iterator[d
         yield {
             "id": post_id, "url": row.get("url"), "site": row.get("site"),
             "gain": last - base, "from": base, "to": last,
-        }  # fmt: skip
+        }
 
 
 def _trending(store: PostStore, start: datetime, limit: int) -> list[dict[str, Any]]:

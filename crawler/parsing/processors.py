@@ -215,3 +215,9 @@ def post_id(url: str) -> str:
 def unique(values: Iterable[str]) -> list[str]:
     """Values in first-seen order, without repeats or empties (tags)."""
     return list(dict.fromkeys(v for v in values if v))
+
+
+def merge_terms(page: Iterable[str] | None, listed: Iterable[str] | None) -> list[str]:
+    """A post's tags (or categories) from its page and its list entry: the page's first (it
+    shows them all, in its order), then any only the list shows, without repeats."""
+    return unique([*(page or ()), *(listed or ())])

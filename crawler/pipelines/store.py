@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 
 from crawler.items import POST_FIELDS, PostItem
-from crawler.parsing.processors import unique
-from crawler.runs.folders import acquire_store, release_store, run_id
-from crawler.state.site_crawls import count
-from crawler.store.sqlite import UNCHANGED
+from crawler.parsing.processors import merge_terms
+from crawler.runs.ids import run_id
+from crawler.state.site_crawls import SiteCrawls
+from crawler.store import crawler_store
+from crawler.store.records import UNCHANGED
 
 # What only a post page gives: kept from the store while the page is not read again.
 PAGE_FIELDS = ("content", "word_count", "updated_at")
 
 
-def keep_page_fields(item: PostItem, stored: dict[str, Any]) -> None:
+def keep_page_fields(item: PostItem, stored: Mapping[str, Any]) -> None:
     """Fill a post whose page was not read this run (not needed, 304, failed, or a run with
-    ``-a content=0``) with what the store holds of its page, so nothing read is lost."""
+    ``-a content=0``) with what the store holds of its page, so nothing read is lost: the
+    list's fields stay the list's."""
     for name in PAGE_FIELDS:
         item[name] = stored.get(name)
     for name in ("tags", "categories"):
-        item[name] = unique([*(item.get(name) or ()), *(stored.get(name) or ())])
+        item[name] = merge_terms(stored.get(name), item.get(name))
     item["category"] = item["categories"][0] if item["categories"] else None
     asked = item.get("post_page_failed")  # None: no request for the page this run
     if asked is None:  # not asked: as the last run left it
@@ -35,21 +38,20 @@ def keep_page_fields(item: PostItem, stored: dict[str, Any]) -> None:
 
 
 class StorePipeline:
-    """Writes each post's latest values to the store (see :mod:`crawler.store.sqlite`).
+    """Writes each post's latest values to the store (see :mod:`crawler.store`).
 
     Sets the item's ``change`` ("new", "changed", "unchanged") and counts ``store/<change>``.
-    Disabled with ``POST_STORE_ENABLED = False``.
+    Off with ``POST_STORE_ENABLED = False``.
     """
 
     def __init__(self, crawler: Crawler) -> None:
-        self.settings = crawler.settings
-        self.crawler = crawler
+        self.sites = SiteCrawls.of(crawler)
         self.run_id = run_id(crawler.settings)
-        self.store = acquire_store(crawler.settings)
+        self.store = crawler_store(crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> StorePipeline:
-        if not crawler.settings.getbool("POST_STORE_ENABLED", True):
+        if not crawler.settings.getbool("POST_STORE_ENABLED"):
             raise NotConfigured("POST_STORE_ENABLED is off")
         return cls(crawler)
 
@@ -58,15 +60,19 @@ class StorePipeline:
             item["change"] = UNCHANGED  # from the store itself: nothing to record
             return item
         if item.get("content") is None:  # its page not read this run: keep what was read
-            stored = next(self.store.posts_by_id([item["id"]]), None)
+            # The incremental middleware read the stored post when it met the post.
+            stored = item["stored"] if "stored" in item else self._stored(item["id"])
             if stored is not None:
                 keep_page_fields(item, stored)
         record = {name: item.get(name) for name in POST_FIELDS}
         record["post_page_failed"] = bool(item.get("post_page_failed"))
         item["change"] = self.store.record(record, self.run_id)
-        count(self.crawler, item.get("site"), f"store/{item['change']}")
+        self.sites.count(item.get("site"), f"store/{item['change']}")
+        item.pop("stored", None)  # the stored post's content need not stay in memory
         return item
+
+    def _stored(self, post_id: str) -> dict[str, Any] | None:
+        return next(self.store.posts_by_id([post_id]), None)
 
     def close_spider(self) -> None:
         self.store.flush()
-        release_store(self.settings)

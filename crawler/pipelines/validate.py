@@ -2,29 +2,24 @@
 
 from __future__ import annotations
 
-import logging
-
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 
 from crawler.items import PostItem
-from crawler.state.site_crawls import count
-
-logger = logging.getLogger(__name__)
+from crawler.state.site_crawls import SiteCrawls
 
 REQUIRED_FIELDS = ("url", "title")
 
 
 class ValidatePipeline:
-    """Drops an item missing a required field, logging the page URL and the field.
+    """Drops an item missing a required field, naming the page and the field.
 
-    Counts ``validate/dropped`` (items) and ``validate/dropped/<field>`` (each missing field)
-    in the crawl stats; an item with a date that does not parse is kept (that is the dates
-    pipeline's count).
+    Counts ``validate/dropped`` (items) and ``validate/dropped/<field>`` (each missing field);
+    an item with a date that does not parse is kept (that is the dates pipeline's count).
     """
 
     def __init__(self, crawler: Crawler) -> None:
-        self.crawler = crawler
+        self.sites = SiteCrawls.of(crawler)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ValidatePipeline:
@@ -37,11 +32,11 @@ class ValidatePipeline:
         missing = [name for name in REQUIRED_FIELDS if not item.get(name)]
         if missing:
             # Once per item: a card without its title link lacks url and title, one post.
-            count(self.crawler, site, "validate/dropped")
+            self.sites.count(site, "validate/dropped")
             for name in missing:
-                count(self.crawler, site, f"validate/dropped/{name}")
+                self.sites.count(site, f"validate/dropped/{name}")
             page = item.get("source_page") or "unknown page"
             title = item.get("title") or item.get("url") or "untitled"
             raise DropItem(f"post {title!r} on {page} has no {' and no '.join(missing)}")
-        count(self.crawler, site, "validate/passed")
+        self.sites.count(site, "validate/passed")
         return item

@@ -1,46 +1,28 @@
-"""What identifies a run and where its files go, all under the output folder."""
+"""Where a run's files go, all under the output folder, and how long run folders are kept."""
 
 from __future__ import annotations
 
 import errno
 import logging
 import os
-import re
 import shutil
-from datetime import UTC, datetime
-from functools import lru_cache
 from pathlib import Path
 
 from scrapy.settings import BaseSettings
-from scrapy.utils.misc import load_object
 
-from crawler.store.sqlite import PostStore, StoreRegistry
+from crawler.runs.ids import RUN_ID_PATTERN
 
 logger = logging.getLogger(__name__)
 
-# What new_run_id makes; only folders named like this are ever pruned from output/runs/.
-RUN_ID_PATTERN = re.compile(r"\d{8}T\d{6}Z-\d+")
 
-
-def new_run_id(now: datetime | None = None) -> str:
-    """A sortable, file-name-safe run id: UTC time and pid, e.g. ``20261130T101500Z-4242``."""
-    now = now or datetime.now(UTC)
-    return f"{now.astimezone(UTC):%Y%m%dT%H%M%SZ}-{os.getpid()}"
-
-
-def run_id(settings: BaseSettings) -> str:
-    """The run id shared by every crawler of this process (set once, in the settings)."""
-    return settings.get("RUN_ID") or _process_run_id()
-
-
-@lru_cache(maxsize=1)
-def _process_run_id() -> str:
-    return new_run_id()
+class OutputDirError(ValueError):
+    """The output folder (or the store's folder) cannot be created or written; the message is
+    the one line to show."""
 
 
 def output_dir(settings: BaseSettings) -> Path:
-    """The folder every export and state file lives in (``OUTPUT_DIR``, default ``output``)."""
-    return Path(settings.get("OUTPUT_DIR") or "output")
+    """The folder every export and state file lives in (``OUTPUT_DIR``)."""
+    return Path(settings["OUTPUT_DIR"])
 
 
 def run_dir(settings: BaseSettings, run: str) -> Path:
@@ -50,46 +32,7 @@ def run_dir(settings: BaseSettings, run: str) -> Path:
     return output_dir(settings) / "runs" / run
 
 
-def store_path(settings: BaseSettings) -> str:
-    """Where the store lives: ``POST_STORE_URL`` (a PostgreSQL database) if set, else
-    ``POST_STORE_PATH``, default ``<OUTPUT_DIR>/posts.sqlite``. Also the key under which
-    :func:`acquire_store` shares it within the process."""
-    return (
-        settings.get("POST_STORE_URL")
-        or settings.get("POST_STORE_PATH")
-        or str(output_dir(settings) / "posts.sqlite")
-    )
-
-
-def acquire_store(settings: BaseSettings) -> PostStore:
-    """The process's shared store: ``POST_STORE_CLASS`` at ``POST_STORE_PATH`` (default: SQLite
-    under ``OUTPUT_DIR``), or with ``POST_STORE_URL`` set the PostgreSQL store there (or a
-    ``POST_STORE_CLASS`` of one's own, given the URL)."""
-    sqlite = "crawler.store.sqlite.SQLiteStore"
-    name = settings.get("POST_STORE_CLASS") or sqlite
-    if settings.get("POST_STORE_URL") and name == sqlite:
-        name = "crawler.store.postgres.PostgresStore"
-    return StoreRegistry.acquire(load_object(name), store_path(settings))
-
-
-def check_store(settings: BaseSettings) -> None:
-    """Open and release the configured store once, before a run: a PostgreSQL store that
-    cannot be reached raises ``StoreUnavailable`` (one line) here, not in the crawl."""
-    acquire_store(settings)
-    release_store(settings)
-
-
-def release_store(settings: BaseSettings) -> None:
-    """Give back the store taken with :func:`acquire_store`."""
-    StoreRegistry.release(store_path(settings))
-
-
-class OutputDirError(ValueError):
-    """The output folder (or the store's folder) cannot be created or written; the message is
-    the one line to show."""
-
-
-def _reason(folder: Path, error: OSError) -> str:
+def os_reason(folder: Path, error: OSError) -> str:
     """Why ``folder`` is unusable, in words: which regular file is in the way, or the error."""
     if error.errno in (errno.ENOTDIR, errno.EEXIST):
         for path in (folder, *folder.parents):
@@ -99,26 +42,31 @@ def _reason(folder: Path, error: OSError) -> str:
         return "not writable (read-only file system)"
     if error.errno in (errno.EACCES, errno.EPERM):
         return "not writable (permission denied)"
-    if error.errno == errno.ENOSPC:
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
         return "not writable (no space left on device)"
     return f"not usable ({error.strerror or error})"
 
 
 def _check_folder(folder: Path, what: str) -> None:
-    """Create ``folder`` and prove it writable by creating and deleting a probe file."""
+    """Create ``folder`` and prove it writable: a probe file written, synced and deleted (an
+    empty file can be made on a full disk; a byte cannot be written there)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / f".probe-{os.getpid()}"
         fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.close(fd)
-        os.unlink(probe)
+        try:
+            os.write(fd, b"probe\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            probe.unlink(missing_ok=True)
     except OSError as exc:
-        raise OutputDirError(f"cannot use {what} {folder}: {_reason(folder, exc)}") from exc
+        raise OutputDirError(f"cannot use {what} {folder}: {os_reason(folder, exc)}") from exc
 
 
 def prepare_output_dir(settings: BaseSettings) -> Path:
     """Create ``OUTPUT_DIR`` (and the folder of ``POST_STORE_PATH``) and check each is a
-    writable folder; return the output folder.
+    writable folder with room; return the output folder.
 
     Run before a crawl takes the lock, so that an unusable folder is one line and exit status 2
     instead of tracebacks from every component that opens a file in it. Raises
@@ -126,8 +74,8 @@ def prepare_output_dir(settings: BaseSettings) -> Path:
     """
     out = output_dir(settings)
     _check_folder(out, "output folder")
-    custom_store = settings.get("POST_STORE_PATH")
-    # SQLite names such as ":memory:" are not files; other store classes may not use a path.
+    custom_store = settings["POST_STORE_PATH"]
+    # SQLite names such as ":memory:" are not files.
     if custom_store and not str(custom_store).startswith(":"):
         folder = Path(custom_store).parent
         if folder.resolve() != out.resolve():
@@ -142,14 +90,15 @@ def prune_runs(settings: BaseSettings, current: str) -> list[Path]:
     Run ids sort by time, so name order is age order. The current run and folders not named
     like a run id (``-s RUN_ID=...``, anything a user put there) are never deleted.
     """
-    keep = settings.getint("RUNS_KEEP", 30)
+    keep = settings.getint("RUNS_KEEP")
     runs = output_dir(settings) / "runs"
     if keep <= 0 or not runs.is_dir():
         return []
     ids = sorted(
-        entry.name for entry in runs.iterdir()
+        entry.name
+        for entry in runs.iterdir()
         if entry.is_dir() and not entry.is_symlink() and RUN_ID_PATTERN.fullmatch(entry.name)
-    )  # fmt: skip
+    )
     removed = []
     for old in ids[: max(len(ids) - keep, 0)]:
         if old == current:

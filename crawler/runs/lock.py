@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Self
 
 from scrapy.settings import BaseSettings
 
-from crawler.runs.folders import output_dir
+from crawler.runs.folders import OutputDirError, os_reason, output_dir
 
 if TYPE_CHECKING:
     import psycopg
@@ -68,6 +68,14 @@ class RunLock(_Lock):
         self._fd: int | None = None
 
     def acquire(self) -> None:
+        try:
+            self._acquire()
+        except OSError as exc:
+            raise OutputDirError(
+                f"cannot take the run lock {self.path}: {os_reason(self.path.parent, exc)}"
+            ) from exc
+
+    def _acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -83,8 +91,13 @@ class RunLock(_Lock):
             logger.warning(
                 "taking over the lock %s left by pid %s, which is gone", self.path, previous
             )
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        except OSError:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            raise
         self._fd = fd
 
     def release(self) -> None:

@@ -13,6 +13,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scrapy.settings import BaseSettings
+
+from crawler.outputs.files import replace_file
+
 # Exit statuses of `scrapy crawl` and `scrapy crawlall` (documented in the README).
 EXIT_OK = 0
 EXIT_SITE_FAILED = 1
@@ -35,10 +39,19 @@ EXIT_CODES = {
 class HealthThresholds:
     """Limits of a healthy site crawl (settings ``HEALTH_*``)."""
 
-    max_date_failure_ratio: float = 0.2
-    min_title_coverage: float = 0.9
-    min_date_coverage: float = 0.8
-    max_post_failure_ratio: float = 0.5
+    max_date_failure_ratio: float
+    min_title_coverage: float
+    min_date_coverage: float
+    max_post_failure_ratio: float
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> HealthThresholds:
+        return cls(
+            max_date_failure_ratio=settings.getfloat("HEALTH_MAX_DATE_FAILURE_RATIO"),
+            min_title_coverage=settings.getfloat("HEALTH_MIN_TITLE_COVERAGE"),
+            min_date_coverage=settings.getfloat("HEALTH_MIN_DATE_COVERAGE"),
+            max_post_failure_ratio=settings.getfloat("HEALTH_MAX_POST_FAILURE_RATIO"),
+        )
 
 
 @dataclass
@@ -72,7 +85,7 @@ class SiteSummary:
         cls, *, site: str, layout: str, url: str, stats: dict[str, Any], failures: list[str],
         stored_before: int, finish_reason: str, thresholds: HealthThresholds,
         post_failures: Sequence[str] = (),
-    ) -> SiteSummary:  # fmt: skip
+    ) -> SiteSummary:
         """Summarise a crawler's stats and judge the site's health."""
         # Posts dropped, not missing fields: summing validate/dropped/<field> counted a post
         # without url and title twice.
@@ -163,7 +176,7 @@ COLUMNS = (
     ("posts", "posts_seen"), ("new", "new"), ("changed", "changed"), ("dropped", "dropped"),
     ("date fail", "date_failures"), ("http err", "http_errors"), ("post pages", "post_pages"),
     ("post fail", "post_failures_count"), ("secs", "duration_s"),
-)  # fmt: skip
+)
 # Post pages not read are listed under the table, this many a site (all in summary.json).
 LISTED_POST_FAILURES = 5
 
@@ -189,10 +202,9 @@ def format_table(summaries: list[SiteSummary]) -> str:
 def write_summary(
     path: Path, run_id: str, summaries: list[SiteSummary], status: int,
     notes: Sequence[str] = (),
-) -> None:  # fmt: skip
+) -> None:
     """Save the run's summary as JSON (beside the run's exports); ``notes``: what the run
     has to say beyond its sites (``crawlall --scrapyd``: the nodes left out or lost)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     document = {
         "run_id": run_id,
         "exit_status": status,
@@ -201,6 +213,4 @@ def write_summary(
         "sites": [asdict(s) | {"healthy": s.healthy} for s in summaries],
         "notes": list(notes),
     }
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    replace_file(path, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from crawler.arguments import parse_flag
 from crawler.sites import SiteConfig
 from crawler.spiders.blogs import BlogSpider
 
@@ -20,7 +21,7 @@ class RegistrySpider(BlogSpider):
     slots hold the politeness limits per host across all of them).
 
     ``sites``: SiteConfig objects, or (a Scrapyd job's argument) their JSON list; ``full``
-    and ``content`` as ``1``/``0`` strings are read as the spider arguments of that name."""
+    and ``content`` are read as the layout spiders' flags are (``1``/``0``, …)."""
 
     name = "crawlall"
 
@@ -30,8 +31,8 @@ class RegistrySpider(BlogSpider):
         if isinstance(sites, str):
             sites = [SiteConfig.model_validate(entry) for entry in json.loads(sites)]
         for flag in ("full", "content"):
-            if isinstance(kwargs.get(flag), str):
-                kwargs[flag] = kwargs[flag].strip().lower() in ("1", "true", "yes", "on")
+            if flag in kwargs:
+                kwargs[flag] = parse_flag(kwargs[flag])
         super().__init__(*args, sites=list(sites), **kwargs)
 
 

@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 from crawler.items import TRACKED_FIELDS
@@ -68,7 +69,7 @@ def fingerprint(item: Mapping[str, Any]) -> str:
 def sort_instant(published_at: str | None) -> str | None:
     """The UTC instant of a post's time, so posts of sites in different offsets sort right."""
     instant = iso_instant(published_at)
-    return instant.isoformat() if instant is not None else None
+    return instant.astimezone(UTC).isoformat() if instant is not None else None
 
 
 def counts_of(item: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -1,0 +1,158 @@
+"""The incremental manager: what the store says about the pages and posts of a crawl.
+
+It owns the store lookups of incremental crawling and applies the rules of
+:mod:`crawler.incremental.rules`; the middleware only hands it what passes by. Only a site
+whose last crawl was complete is read incrementally (after a crash, a failure or a page
+bound, pages the last run never reached may hold posts the store does not know): the mark is
+cleared when the site starts and set again when it ends complete.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+from scrapy.utils.request import request_from_dict
+
+from crawler.incremental import rules
+from crawler.items import PostItem
+from crawler.state.site_crawls import SiteCrawl, SiteCrawls
+from crawler.store import crawler_store
+from crawler.store.base import PageState
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _SiteMemory:
+    """What the manager keeps of one site while it is crawled."""
+
+    incremental: bool
+    # Ids of the posts this run has given out, so that what is replayed or retried never
+    # repeats them.
+    given: set[str] = field(default_factory=set)
+
+
+class IncrementalManager:
+    """Store lookups and decisions for the incremental middleware, per site."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.sites = SiteCrawls.of(crawler)
+        self.store = crawler_store(crawler)
+        # A feed export of the crawl (-O/-o/FEEDS) must hold every post of the site.
+        self.replay = bool(crawler.settings.getdict("FEEDS"))
+        self._memory: dict[str, _SiteMemory] = {}
+
+    def memory(self, site: SiteCrawl) -> _SiteMemory:
+        found = self._memory.get(site.name)
+        if found is None:
+            incremental = not site.full and self.store.crawl_complete(site.name)
+            self.store.set_crawl_complete(site.name, False)  # until this run ends complete
+            self.store.flush()
+            found = self._memory[site.name] = _SiteMemory(incremental)
+        return found
+
+    def given(self, site: SiteCrawl, post_id: str) -> None:
+        self.memory(site).given.add(post_id)
+
+    # ---- requests ------------------------------------------------------------------------
+    def conditional(self, request: Request) -> Request:
+        """The request with the validators of the page's last answer, where the rules allow
+        (the stored state goes along in ``page_state``)."""
+        site = self.sites.of_request(request)
+        if site is None:
+            return request
+        item = request.meta.get("post_item")
+        allowed = rules.ask_conditionally(
+            list_page=bool(request.meta.get("list_page")),
+            incremental=self.memory(site).incremental,
+            stored=item.get("stored") if item is not None else None,
+        )
+        state = self.store.page_state(request.url) if allowed else None
+        headers = rules.validator_headers(state)
+        if headers:
+            request.headers.update(headers)
+            request.meta["page_state"] = state
+            request.meta["handle_httpstatus_list"] = [304]
+        return request
+
+    def stored(self, post_id: str) -> dict[str, Any] | None:
+        """The stored values of a post (None: new), the one time they are read in a run:
+        the post carries them on to the store pipeline."""
+        return next(self.store.posts_by_id([post_id]), None)
+
+    def known(self, post_id: str) -> bool:
+        return self.store.seen(post_id)
+
+    def remember(self, response: Response, next_urls: list[str], post_ids: list[str]) -> None:
+        """Keep a page's validators, next links and posts, under the URL first asked for."""
+        etag = response.headers.get("ETag")
+        modified = response.headers.get("Last-Modified")
+        url = response.meta.get("redirect_urls", [response.url])[0]
+        state = PageState(
+            etag.decode("latin-1") if etag else None,
+            modified.decode("latin-1") if modified else None,
+            tuple(next_urls),
+            tuple(post_ids),
+        )
+        self.store.remember_page(url, state)
+
+    # ---- posts not read from a page this run ---------------------------------------------
+    def replayed(self, site: SiteCrawl, ids: Iterable[str] | None) -> Iterator[PostItem]:
+        """Posts not read this run, as last stored: those of an unchanged page (``ids``) or
+        every other post of the site; only when a feed export needs the whole site."""
+        if not self.replay:
+            return
+        memory = self.memory(site)
+        posts = self.store.site_posts(site.name) if ids is None else self.store.posts_by_id(ids)
+        for post in posts:
+            if not rules.replayable(post, memory.given, content=site.content):
+                continue
+            memory.given.add(post["id"])
+            self.sites.count(site.name, "layout/posts_from_store")
+            yield PostItem({k: v for k, v in post.items() if k in PostItem.fields}, replayed=True)
+
+    def retry_requests(self, site: SiteCrawl) -> list[Request]:
+        """Requests for the pages of the site's posts that the last run did not get and no
+        list page showed this run. Each post goes on with its stored list fields and none of
+        its page's: if the page fails again, the store pipeline keeps what was read of it.
+        The requests are the spider's post-page requests (its ``parse_post``)."""
+        memory = self.memory(site)
+        spider = self.crawler.spider
+        requests = []
+        for stored in rules.posts_to_retry(self.store.posts_to_retry(site.name), memory.given):
+            memory.given.add(stored["id"])
+            site.posts_asked.add(stored["id"])
+            item = PostItem({k: v for k, v in stored.items() if k in PostItem.fields})
+            item.update(content=None, word_count=None, updated_at=None, stored=stored,
+                        post_page_failed=False, gone=False, timezone=site.config.timezone)
+            request = request_from_dict(
+                {
+                    "url": stored["url"],
+                    "callback": "parse_post",
+                    "errback": "post_failed",
+                    "priority": 1,
+                    "dont_filter": True,
+                    "meta": site.meta(post_item=item),
+                },
+                spider=spider,
+            )
+            self.sites.expect_items(site, 1)
+            self.sites.count(site.name, "posts/pages_retried")
+            requests.append(self.conditional(self.sites.requested(request)))
+        return requests
+
+    def site_closed(self, site: SiteCrawl) -> None:
+        memory = self._memory.pop(site.name, None)
+        if memory is not None:
+            self.store.set_crawl_complete(site.name, site.complete)
+            self.store.flush()
+
+    def close(self) -> None:
+        self.store.flush()
