@@ -65,9 +65,7 @@ class SpiderArguments(BaseModel):
 
 def arguments_help() -> list[tuple[str, str]]:
     """``(name, meaning)`` of every spider argument, from the model's field descriptions."""
-    return [
-        (name, field.description or "") for name, field in SpiderArguments.model_fields.items()
-    ]
+    return [(name, field.description or "") for name, field in SpiderArguments.model_fields.items()]
 
 
 def _problem(error: Any) -> str:

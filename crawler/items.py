@@ -71,23 +71,30 @@ class PostItem(scrapy.Item):
     """
 
     id = post_field(
-        "string", "first 16 hex digits of SHA-1 of `url`: stable across runs",
+        "string",
+        "first 16 hex digits of SHA-1 of `url`: stable across runs",
         pattern="^[0-9a-f]{16}$",
-    )  # fmt: skip
+    )
     url = post_field(
-        "string", "absolute, canonical (w3lib `canonicalize_url`: sorted query, no fragment)",
-        format="uri", pattern="^https?://", tracked=True,
-    )  # fmt: skip
+        "string",
+        "absolute, canonical (w3lib `canonicalize_url`: sorted query, no fragment)",
+        format="uri",
+        pattern="^https?://",
+        tracked=True,
+    )
     title = post_field(
-        "string", "exact title; a `[置顶]` pinned mark is not part of it",
-        minLength=1, tracked=True,
-    )  # fmt: skip
+        "string",
+        "exact title; a `[置顶]` pinned mark is not part of it",
+        minLength=1,
+        tracked=True,
+    )
     summary = post_field(
         "string",
         "plain text, whitespace collapsed; platform labels (`摘要：`, `阅读全文`) removed; HTML"
         " (feeds) reduced to text; a theme's `...` truncation kept",
-        null=True, tracked=True,
-    )  # fmt: skip
+        null=True,
+        tracked=True,
+    )
     author = post_field("string", "as the list page shows it", null=True, tracked=True)
     published_at = post_field(
         "string",
@@ -95,76 +102,99 @@ class PostItem(scrapy.Item):
         " gives no date (never the crawl time). Offsets differ between sites (`+08:00`,"
         " `+00:00`): pandas needs `pd.to_datetime(df.published_at, utc=True)` (without"
         " `utc=True` it refuses mixed offsets)",
-        null=True, pattern=_ISO_TIME + r"[+-]\d{2}:\d{2}$", tracked=True,
-    )  # fmt: skip
+        null=True,
+        pattern=_ISO_TIME + r"[+-]\d{2}:\d{2}$",
+        tracked=True,
+    )
     date_precision = post_field(
         "string",
         "`second`, `minute`, or `day`: how much of the time the page gave; `day` is a date"
         " only, and `published_at` is then midnight in the site's timezone",
-        null=True, enum=["day", "minute", "second"], tracked=True,
-    )  # fmt: skip
-    published_raw = post_field(
-        "string", "the date text as the page prints it (`2026-09-29 20:12`, `July 5, 2026`)",
         null=True,
-    )  # fmt: skip
+        enum=["day", "minute", "second"],
+        tracked=True,
+    )
+    published_raw = post_field(
+        "string",
+        "the date text as the page prints it (`2026-09-29 20:12`, `July 5, 2026`)",
+        null=True,
+    )
     updated_at = post_field(
         "string",
         "the last update the post page shows (a visible update time, `article:modified_time`"
         " or JSON-LD `dateModified`), as `published_at`; null when it shows none",
-        null=True, pattern=_ISO_TIME + r"[+-]\d{2}:\d{2}$", tracked=True,
-    )  # fmt: skip
+        null=True,
+        pattern=_ISO_TIME + r"[+-]\d{2}:\d{2}$",
+        tracked=True,
+    )
     category = post_field(
-        "string", "the first of `categories` (kept for readers of earlier exports)",
-        null=True, tracked=True,
-    )  # fmt: skip
+        "string",
+        "the first of `categories` (kept for readers of earlier exports)",
+        null=True,
+        tracked=True,
+    )
     categories = post_field(
         "array",
         "every category of the list and post page, nested ones flattened parent first; `[]`"
         " when none; in CSV joined with ` | `",
-        items={"type": "string"}, tracked=True,
-    )  # fmt: skip
+        items={"type": "string"},
+        tracked=True,
+    )
     tags = post_field(
         "array",
         "of the list and post page, in page order without repeats; `[]` when none; in CSV"
         " joined with ` | ` (an empty cell when none: give the column a type when loading)",
-        items={"type": "string"}, tracked=True,
-    )  # fmt: skip
+        items={"type": "string"},
+        tracked=True,
+    )
     views = post_field(
-        "integer", f"times read (cnblogs 阅读, cards 浏览); {_NO_COUNT}",
-        null=True, minimum=0, tracked=True,
-    )  # fmt: skip
+        "integer",
+        f"times read (cnblogs 阅读, cards 浏览); {_NO_COUNT}",
+        null=True,
+        minimum=0,
+        tracked=True,
+    )
     comments = post_field(
-        "integer", f"comments (cnblogs 评论, cards 评论); {_NO_COUNT}",
-        null=True, minimum=0, tracked=True,
-    )  # fmt: skip
+        "integer",
+        f"comments (cnblogs 评论, cards 评论); {_NO_COUNT}",
+        null=True,
+        minimum=0,
+        tracked=True,
+    )
     likes = post_field(
-        "integer", f"likes (cnblogs 推荐, cards 点赞); {_NO_COUNT}",
-        null=True, minimum=0, tracked=True,
-    )  # fmt: skip
+        "integer",
+        f"likes (cnblogs 推荐, cards 点赞); {_NO_COUNT}",
+        null=True,
+        minimum=0,
+        tracked=True,
+    )
     content = post_field(
         "string",
         "the whole post as Markdown (headings, lists, tables, quotes, fenced code with its"
-        " language, absolute links and images), without the theme's chrome; `\"\"` for an"
+        ' language, absolute links and images), without the theme\'s chrome; `""` for an'
         " empty post; null when the post page was never read. In CSV a cell over 32,767"
         " characters (Excel's limit) is cut and ends with `[…]`: JSON Lines is always whole",
-        null=True, tracked=True,
-    )  # fmt: skip
+        null=True,
+        tracked=True,
+    )
     word_count = post_field(
         "integer",
         "CJK characters plus words of other scripts in `content`, code blocks not counted;"
         " null when `content` is",
-        null=True, minimum=0,
-    )  # fmt: skip
+        null=True,
+        minimum=0,
+    )
     gone = post_field(
         "boolean",
         "true when the post page answered 404 or 410 on the last try (the post keeps its last"
         " values and is tried again next run)",
         tracked=True,
-    )  # fmt: skip
+    )
     site = post_field(
-        "string", "the site's name (registry name, or derived from the URL)",
+        "string",
+        "the site's name (registry name, or derived from the URL)",
         pattern="^[a-z0-9][a-z0-9_.-]{0,79}$",
-    )  # fmt: skip
+    )
     layout = post_field("string", "the spider that read it")
     crawled_at = post_field(
         "string", "when it was read, ISO 8601 in UTC", pattern=_ISO_TIME + r"\+00:00$"
@@ -175,14 +205,16 @@ class PostItem(scrapy.Item):
         "string",
         "`new` or `changed` since the earlier runs; only in a run's change files"
         " (`runs/<run id>/changes.*`)",
-        enum=["new", "changed"], delta_only=True,
-    )  # fmt: skip
+        enum=["new", "changed"],
+        delta_only=True,
+    )
     changed_fields = post_field(
         "array",
         "for a `changed` post, the fields whose value changed (`content` when the post was"
         " edited); `[]` for a new one; only in a run's change files",
-        items={"type": "string"}, delta_only=True,
-    )  # fmt: skip
+        items={"type": "string"},
+        delta_only=True,
+    )
     # The list page the post was read from: for log lines and errors, never exported.
     source_page = scrapy.Field()
     # The site's timezone, for dates printed without an offset (DatesPipeline).

@@ -52,7 +52,7 @@ def type_label(schema: dict[str, Any]) -> str:
     """A property's type as the README says it: ``string/null``, ``list of strings``."""
     types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
     words = {"array": f"list of {schema.get('items', {}).get('type', 'value')}s"}
-    return "/".join(words.get(name, name) for name in types)
+    return "/".join(words.get(name) or name for name in types)
 
 
 def field_table() -> str:

@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Collection
 from functools import lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -110,6 +111,7 @@ def packaged_registry() -> str:
 
 def read_registry_file(path: str | None = None) -> tuple[str, str]:
     """``(file name, text)`` of the registry at ``path`` (``None``/empty: the packaged one)."""
+    file: Path | Traversable
     if path:
         source, file = path, Path(path).expanduser()
     else:

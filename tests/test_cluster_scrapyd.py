@@ -19,8 +19,9 @@ NODES = ["http://n1:6800", "http://n2:6800", "http://n3:6800"]
 def sites(hosts: int, per_host: int) -> list[SiteConfig]:
     return [
         SiteConfig(name=f"h{h}b{b}", layout="cards", url=f"https://host{h}.example:8{h}/b{b}/")
-        for h in range(hosts) for b in range(per_host)
-    ]  # fmt: skip
+        for h in range(hosts)
+        for b in range(per_host)
+    ]
 
 
 def placement(plan: dict[str, list[SiteConfig]]) -> dict[str, str]:

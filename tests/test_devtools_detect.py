@@ -1,4 +1,5 @@
-"""``crawler.devtools.detect.detect`` on every saved case, on pages of no layout, and ``scrapy detect``."""
+"""``crawler.devtools.detect.detect`` on every saved case and on pages of no layout, and
+``scrapy detect``."""
 
 from __future__ import annotations
 
@@ -111,10 +112,23 @@ def test_a_new_layout_is_detected_without_changing_detect() -> None:
 
 def _detect(url: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "scrapy", "detect", url, "-s", "DOWNLOAD_DELAY=0",
-         "-s", "AUTOTHROTTLE_ENABLED=0"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "detect",
+            url,
+            "-s",
+            "DOWNLOAD_DELAY=0",
+            "-s",
+            "AUTOTHROTTLE_ENABLED=0",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_scrapy_detect_prints_the_evidence_and_exits_by_result() -> None:

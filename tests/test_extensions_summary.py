@@ -37,8 +37,13 @@ def test_a_closed_site_is_summarised_recorded_and_said(
     store = crawler_store(sites.crawler)
     for n in range(5):  # two posts from earlier runs, three new in this one
         store.record(make_post(n, site="example"), "run-0" if n < 2 else "run-1")
-    for key, value in {"layout/list_pages": 2, "layout/posts_extracted": 20, "store/new": 3,
-                       "validate/passed": 20, "dates/parsed": 20}.items():
+    for key, value in {
+        "layout/list_pages": 2,
+        "layout/posts_extracted": 20,
+        "store/new": 3,
+        "validate/passed": 20,
+        "dates/parsed": 20,
+    }.items():
         sites.count("example", key, value)
     caplog.set_level("INFO")
     sites.close_all("finished")
@@ -48,8 +53,9 @@ def test_a_closed_site_is_summarised_recorded_and_said(
     assert "site example done (ok): 2 pages, 0 unchanged, 20 posts, 3 new" in caplog.text
 
     heard: list[list[SiteSummary]] = []
-    sites.crawler.signals.connect(lambda summaries: heard.append(summaries),
-                                  signal=summaries_ready, weak=False)
+    sites.crawler.signals.connect(
+        lambda summaries: heard.append(summaries), signal=summaries_ready, weak=False
+    )
     extension.spider_closed(None, "finished")
     assert [summary.site for summary in heard[0]] == ["example"]
     document = json.loads((tmp_path / "runs" / "run-1" / "summary.json").read_text())

@@ -43,13 +43,12 @@ def setup(
     return crawler, spider, IncrementalMiddleware.from_crawler(crawler)
 
 
-def page(
-    request: Request, status: int = 200, layout: str = "hux", **headers: str
-) -> HtmlResponse:
+def page(request: Request, status: int = 200, layout: str = "hux", **headers: str) -> HtmlResponse:
     html = list_page(POSTS, next_href="/page2/", layout=layout)
     body = html.encode() if status == 200 else b""
-    return HtmlResponse(URL, status=status, body=body, headers=headers, request=request,
-                        encoding="utf-8")
+    return HtmlResponse(
+        URL, status=status, body=body, headers=headers, request=request, encoding="utf-8"
+    )
 
 
 async def _aiter(values: Iterable[Any]) -> AsyncIterator[Any]:
@@ -57,7 +56,9 @@ async def _aiter(values: Iterable[Any]) -> AsyncIterator[Any]:
         yield value
 
 
-def read(middleware: IncrementalMiddleware, spider: BlogSpider, response: HtmlResponse) -> list[Any]:
+def read(
+    middleware: IncrementalMiddleware, spider: BlogSpider, response: HtmlResponse
+) -> list[Any]:
     async def run() -> list[Any]:
         middleware.process_spider_input(response)
         output = middleware.process_spider_output(response, _aiter(spider.parse(response)))
@@ -76,8 +77,11 @@ def start(middleware: IncrementalMiddleware, spider: BlogSpider) -> Request:
 
 def kinds(outputs: list[Any]) -> list[str]:
     return [
-        "post page" if isinstance(o, Request) and "post_item" in o.meta
-        else "list page" if isinstance(o, Request) else "post"
+        "post page"
+        if isinstance(o, Request) and "post_item" in o.meta
+        else "list page"
+        if isinstance(o, Request)
+        else "post"
         for o in outputs
     ]
 
@@ -97,8 +101,13 @@ def test_known_posts_whose_pages_are_read_stop_the_list(tmp_path: Path) -> None:
     crawler, spider, middleware = setup(tmp_path)
     store = crawler_store(crawler)
     for path, title in POSTS:  # read last run: their pages too, the site complete
-        post = make_post(url=f"https://blog.example.cn{path}", title=title, summary=title,
-                         published_raw="July 5, 2026", site=spider.site_configs[0].name)
+        post = make_post(
+            url=f"https://blog.example.cn{path}",
+            title=title,
+            summary=title,
+            published_raw="July 5, 2026",
+            site=spider.site_configs[0].name,
+        )
         store.record(post, "run0")
     store.set_crawl_complete(spider.site_configs[0].name, True)
     store.remember_page(URL, PageState('"v1"', None, ()))
@@ -121,8 +130,13 @@ def test_an_unchanged_page_asks_no_page_and_a_changed_entry_asks_conditionally(
     crawler, spider, middleware = setup(tmp_path)
     store = crawler_store(crawler)
     name = spider.site_configs[0].name
-    post = make_post(url="https://blog.example.cn/posts/1", title="旧标题", summary="旧标题",
-                     published_raw="July 5, 2026", site=name)
+    post = make_post(
+        url="https://blog.example.cn/posts/1",
+        title="旧标题",
+        summary="旧标题",
+        published_raw="July 5, 2026",
+        site=name,
+    )
     store.record(post, "run0")
     store.remember_page(post["url"], PageState('"p1"', None, (), (post["id"],)))
     outputs = read(middleware, spider, page(start(middleware, spider)))
@@ -174,8 +188,16 @@ def test_a_list_sorted_by_views_is_read_whole(tmp_path: Path) -> None:
     store = crawler_store(crawler)
     name = spider.site_configs[0].name
     for path, title in POSTS:
-        store.record(make_post(url=f"https://blog.example.cn{path}", title=title, summary=title,
-                               published_raw="2026年10月04日", site=name), "run0")
+        store.record(
+            make_post(
+                url=f"https://blog.example.cn{path}",
+                title=title,
+                summary=title,
+                published_raw="2026年10月04日",
+                site=name,
+            ),
+            "run0",
+        )
     store.set_crawl_complete(name, True)
     outputs = read(middleware, spider, page(start(middleware, spider), layout="cards"))
     assert kinds(outputs) == ["post", "post", "list page"]  # every post known, read on

@@ -24,7 +24,8 @@ def test_validators_of_a_page_become_conditional_headers() -> None:
     assert rules.validator_headers(PageState(None, None, ())) == {}
     state = PageState('"v1"', "Mon, 07 Sep 2026 04:00:00 GMT", ())
     assert rules.validator_headers(state) == {
-        "If-None-Match": '"v1"', "If-Modified-Since": "Mon, 07 Sep 2026 04:00:00 GMT",
+        "If-None-Match": '"v1"',
+        "If-Modified-Since": "Mon, 07 Sep 2026 04:00:00 GMT",
     }
     assert rules.validator_headers(PageState('"v1"', None, ())) == {"If-None-Match": '"v1"'}
 

@@ -14,8 +14,9 @@ TEXT = "<html><body><p>分布式训练</p></body></html>"
 
 def respond(body: bytes, content_type: str = "text/html") -> Response:
     request = Request("https://x.cn/")
-    response = HtmlResponse(request.url, body=body, headers={"Content-Type": content_type},
-                            request=request)
+    response = HtmlResponse(
+        request.url, body=body, headers={"Content-Type": content_type}, request=request
+    )
     return ChineseEncodingMiddleware.from_crawler(project_crawler()).process_response(
         request, response
     )

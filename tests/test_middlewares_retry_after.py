@@ -50,7 +50,9 @@ def test_without_the_header_or_on_other_statuses_the_response_passes() -> None:
         assert asyncio.run(mw.process_response(request, response)) is response
 
 
-def test_a_wait_beyond_the_limit_fails_the_request_instead(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_wait_beyond_the_limit_fails_the_request_instead(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     mw = middleware(RETRY_AFTER_MAX=60)
     request, response = answer(429, "3600")
     assert asyncio.run(mw.process_response(request, response)) is response

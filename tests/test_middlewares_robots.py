@@ -47,8 +47,13 @@ def test_a_reset_robots_txt_is_one_warning_and_no_traceback(serve, tmp_path: Pat
     assert "Traceback" not in run.result.stderr
     robots = f"{server.base_url}/robots.txt"
     lines = log_lines(run.result.stderr, "robots.txt")
-    assert lines == [("WARNING", f"robots.txt {robots} could not be fetched (ConnectionLost: "
-                                 "Connection to the other side was lost in a non-clean fashion.)")]
+    assert lines == [
+        (
+            "WARNING",
+            f"robots.txt {robots} could not be fetched (ConnectionLost: "
+            "Connection to the other side was lost in a non-clean fashion.)",
+        )
+    ]
     assert len(server.requests("/robots.txt")) == 4  # retried as any request, then given up
 
 
@@ -76,8 +81,9 @@ def test_a_robots_txt_answering_503_is_one_warning_with_the_status(serve, tmp_pa
 
 def test_robots_txt_is_still_obeyed(serve, tmp_path: Path) -> None:
     server = serve(cards_site())
-    server.site.routes["/robots.txt"] = Route(body=b"User-agent: *\nDisallow: /hot\n",
-                                              content_type="text/plain")  # fmt: skip
+    server.site.routes["/robots.txt"] = Route(
+        body=b"User-agent: *\nDisallow: /hot\n", content_type="text/plain"
+    )
     crawl("cards", server.url(), output=tmp_path)
     assert server.paths() == []
 
@@ -114,8 +120,9 @@ def test_the_retry_give_up_of_robots_txt_is_debug_when_robots_logs_it_too() -> N
 
 
 def test_the_filter_is_installed_once_per_logger() -> None:
-    loggers = [logging.getLogger(f"scrapy.downloadermiddlewares.{name}")
-               for name in ("robotstxt", "retry")]  # fmt: skip
+    loggers = [
+        logging.getLogger(f"scrapy.downloadermiddlewares.{name}") for name in ("robotstxt", "retry")
+    ]
     try:
         for _ in range(2):  # e.g. two crawlers in one process
             QuietRobotsTxtMiddleware(get_crawler(settings_dict={"ROBOTSTXT_OBEY": True}))

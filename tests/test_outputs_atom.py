@@ -90,13 +90,37 @@ def fill(store: SQLiteStore) -> None:
         if n == 4:
             post.update(updated_at="2026-11-20T10:00:00+08:00")
         store.record(post, "run-1")
-    store.record(make_post(1, url="https://other.example.net/a", site="other", author=None,
-                           published_at=None, crawled_at="2026-11-01T00:00:00+00:00",
-                           tags=[]), "run-1")  # fmt: skip
-    store.record(make_post(2, url="https://other.example.net/b", site="other",
-                           published_at="2026-09-01T00:00:00+08:00"), "run-1")  # fmt: skip
-    store.record(make_post(3, url="https://other.example.net/gone", site="other", gone=True,
-                           published_at="2026-12-01T00:00:00+08:00"), "run-1")  # fmt: skip
+    store.record(
+        make_post(
+            1,
+            url="https://other.example.net/a",
+            site="other",
+            author=None,
+            published_at=None,
+            crawled_at="2026-11-01T00:00:00+00:00",
+            tags=[],
+        ),
+        "run-1",
+    )
+    store.record(
+        make_post(
+            2,
+            url="https://other.example.net/b",
+            site="other",
+            published_at="2026-09-01T00:00:00+08:00",
+        ),
+        "run-1",
+    )
+    store.record(
+        make_post(
+            3,
+            url="https://other.example.net/gone",
+            site="other",
+            gone=True,
+            published_at="2026-12-01T00:00:00+08:00",
+        ),
+        "run-1",
+    )
     store.flush()
 
 
@@ -142,8 +166,9 @@ def test_site_and_all_feeds_hold_the_newest_posts_newest_first(
     other = check_atom(folder / "other.xml")
     # The gone post is left out; the undated one comes last, its updated its crawl time.
     assert [entry.id for entry in other.entries] == [
-        "https://other.example.net/b", "https://other.example.net/a",
-    ]  # fmt: skip
+        "https://other.example.net/b",
+        "https://other.example.net/a",
+    ]
     assert other.feed.id == "tag:blogcrawler,2026:site/other"
     assert "published" not in other.entries[1]
     assert other.entries[1].updated == "2026-11-01T00:00:00+00:00"
@@ -311,8 +336,10 @@ def test_the_demo_writes_feeds_that_readers_accept(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     folder = given / "sample" / "feeds"
     if not (folder / "all.xml").exists():
-        pytest.skip("crawlall does not write feeds yet (write_feeds is not wired into the"
-                    " exports): no output/sample/feeds/all.xml")  # fmt: skip
+        pytest.skip(
+            "crawlall does not write feeds yet (write_feeds is not wired into the"
+            " exports): no output/sample/feeds/all.xml"
+        )
     posts = read_jsonl(given / "sample" / "posts.jsonl")
     sites = sorted(path.stem for path in folder.glob("*.xml") if path.stem != "all")
     assert len(sites) == 4

@@ -17,7 +17,7 @@ from crawler.outputs.exporters import SafeCsvItemExporter, neutralise_formula
 from crawler.schema import validate_post
 from crawler.store import open_store
 
-HOSTILE_TITLES = ["=HYPERLINK(\"http://x\")", "+1+1", "-2", "@SUM(A1)", "\tTab", "\rCR", "普通"]
+HOSTILE_TITLES = ['=HYPERLINK("http://x")', "+1+1", "-2", "@SUM(A1)", "\tTab", "\rCR", "普通"]
 
 
 def csv_rows(path: Path) -> list[dict[str, str]]:
@@ -38,7 +38,7 @@ def as_csv_cell(value: object, separator: str = " | ") -> str:
 def exported(settings: Settings) -> tuple[Path, Settings]:
     store = open_store(settings)
     for n, title in enumerate(HOSTILE_TITLES, start=1):
-        store.record(make_post(n, title=title, summary="多行\n摘要, \"引号\""), "run1")
+        store.record(make_post(n, title=title, summary='多行\n摘要, "引号"'), "run1")
     export_dataset(settings, store, "run1")
     store.close()
     return Path(settings["OUTPUT_DIR"]), settings
@@ -137,10 +137,12 @@ def test_fast_field_serialisation_matches_scrapys(kind: str, empty: bool) -> Non
     del post["author"]  # a missing field: exported as null only when empty fields are
     item = PostItem(post) if kind == "item" else post
     files = io.BytesIO(), io.BytesIO()
-    options = {"fields_to_export": list(POST_FIELDS), "export_empty_fields": empty,
-               "encoding": "utf-8"}  # fmt: skip
-    for exporter_class, file in zip((JsonLinesExporter, JsonLinesItemExporter), files,
-                                    strict=True):  # fmt: skip
+    options = {
+        "fields_to_export": list(POST_FIELDS),
+        "export_empty_fields": empty,
+        "encoding": "utf-8",
+    }
+    for exporter_class, file in zip((JsonLinesExporter, JsonLinesItemExporter), files, strict=True):
         exporter = exporter_class(file, **options)
         exporter.start_exporting()
         exporter.export_item(item)

@@ -121,8 +121,13 @@ def assert_one_export_error(result: subprocess.CompletedProcess, csv_path: Path)
 def test_crawl_whose_exports_fail(tmp_path: Path, cnblogs: SiteServer) -> None:
     out = tmp_path / "out"
     args = ("crawl", "cnblogs", "-a", f"url={cnblogs.url()}", "-a", "full=1")
-    subprocess.run([sys.executable, "-m", "scrapy", *args, "-s", f"OUTPUT_DIR={out}"],
-                   cwd=ROOT, capture_output=True, check=True, timeout=180)  # fmt: skip
+    subprocess.run(
+        [sys.executable, "-m", "scrapy", *args, "-s", f"OUTPUT_DIR={out}"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        timeout=180,
+    )
     before = dataset(out)
     result = run_with_full_disk(*args, output=out)
     assert_one_export_error(result, out / "posts.csv")
@@ -131,8 +136,9 @@ def test_crawl_whose_exports_fail(tmp_path: Path, cnblogs: SiteServer) -> None:
 
 def test_crawlall_whose_exports_fail(tmp_path: Path) -> None:
     port = free_port_base(len(LAYOUTS))
-    result = run_with_full_disk("crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}",
-                                output=tmp_path)  # fmt: skip
+    result = run_with_full_disk(
+        "crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}", output=tmp_path
+    )
     out = tmp_path / "sample"  # the demo's own folder
     assert_one_export_error(result, out / "posts.csv")
     assert "the dataset files were not written" in result.stdout

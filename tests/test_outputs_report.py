@@ -31,8 +31,12 @@ from crawler.runs.summary import (
 from crawler.store.sqlite import SQLiteStore
 
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--no-first-run"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
 NOW = datetime.now(UTC).replace(microsecond=0)
 RUNS = ("20261101T020000Z-11", "20261108T020000Z-12", "20261115T020000Z-13")
 OLD_RUN, MIDDLE_RUN, LAST_RUN = RUNS
@@ -51,20 +55,37 @@ def _write_runs(out: Path) -> None:
     """Three runs: beta failed in the oldest, all fine in the middle, beta unhealthy last."""
     runs = out / "runs"
     broken = _summary(
-        "beta", failed=True, http_errors=1,
+        "beta",
+        failed=True,
+        http_errors=1,
         problems=["start page https://beta.example.cn/ failed: HTTP 503"],
-    )  # fmt: skip
-    write_summary(runs / OLD_RUN / "summary.json", OLD_RUN,
-                  [_summary("alpha", new=3), broken], EXIT_SITE_FAILED)  # fmt: skip
-    write_summary(runs / MIDDLE_RUN / "summary.json", MIDDLE_RUN,
-                  [_summary("alpha", changed=1), _summary("beta")], EXIT_OK)  # fmt: skip
+    )
+    write_summary(
+        runs / OLD_RUN / "summary.json",
+        OLD_RUN,
+        [_summary("alpha", new=3), broken],
+        EXIT_SITE_FAILED,
+    )
+    write_summary(
+        runs / MIDDLE_RUN / "summary.json",
+        MIDDLE_RUN,
+        [_summary("alpha", changed=1), _summary("beta")],
+        EXIT_OK,
+    )
     unhealthy = _summary(
-        "beta", new=1, http_errors=1, post_failures_count=1,
+        "beta",
+        new=1,
+        http_errors=1,
+        post_failures_count=1,
         problems=["page failed: https://beta.example.cn/page/3: HTTP 404"],
         post_failures=["https://beta.example.cn/p/9: HTTP 500"],
-    )  # fmt: skip
-    write_summary(runs / LAST_RUN / "summary.json", LAST_RUN,
-                  [_summary("alpha", new=2), unhealthy], EXIT_UNHEALTHY)  # fmt: skip
+    )
+    write_summary(
+        runs / LAST_RUN / "summary.json",
+        LAST_RUN,
+        [_summary("alpha", new=2), unhealthy],
+        EXIT_UNHEALTHY,
+    )
 
 
 def _fill_store(store: SQLiteStore) -> dict[str, dict[str, Any]]:
@@ -74,25 +95,42 @@ def _fill_store(store: SQLiteStore) -> dict[str, dict[str, Any]]:
     for n in range(1, 13):
         day = NOW - timedelta(days=3 * n)
         posts[f"a{n}"] = make_post(
-            n, url=f"https://alpha.example.cn/p/{n}", site="alpha", title=f"阿尔法文章 {n}",
-            summary=f"第 {n} 篇，讲分布式训练", published_at=_iso(day), views=100,
+            n,
+            url=f"https://alpha.example.cn/p/{n}",
+            site="alpha",
+            title=f"阿尔法文章 {n}",
+            summary=f"第 {n} 篇，讲分布式训练",
+            published_at=_iso(day),
+            views=100,
             crawled_at=_iso(NOW - timedelta(days=10)),
-        )  # fmt: skip
+        )
     for n in range(21, 27):
         day = NOW - timedelta(days=5 * (n - 20))
         posts[f"b{n}"] = make_post(
-            n, url=f"https://beta.example.cn/p/{n}", site="beta", title=f"贝塔笔记 {n}",
-            summary="推理服务的延迟", published_at=_iso(day), views=50,
+            n,
+            url=f"https://beta.example.cn/p/{n}",
+            site="beta",
+            title=f"贝塔笔记 {n}",
+            summary="推理服务的延迟",
+            published_at=_iso(day),
+            views=50,
             crawled_at=_iso(NOW - timedelta(days=2)),
-        )  # fmt: skip
+        )
     posts["hostile"] = make_post(
-        99, url="https://beta.example.cn/p/99", site="beta", title=HOSTILE_TITLE,
-        published_at=_iso(NOW - timedelta(days=4)), views=None,
-    )  # fmt: skip
+        99,
+        url="https://beta.example.cn/p/99",
+        site="beta",
+        title=HOSTILE_TITLE,
+        published_at=_iso(NOW - timedelta(days=4)),
+        views=None,
+    )
     for post in posts.values():
         store.record(post, OLD_RUN)
-    for key, views, days_ago, run in (("a1", 150, 3, MIDDLE_RUN), ("a1", 400, 1, LAST_RUN),
-                                      ("b21", 80, 1, LAST_RUN)):  # fmt: skip
+    for key, views, days_ago, run in (
+        ("a1", 150, 3, MIDDLE_RUN),
+        ("a1", 400, 1, LAST_RUN),
+        ("b21", 80, 1, LAST_RUN),
+    ):
         seen = _iso(NOW - timedelta(days=days_ago))
         store.record({**posts[key], "views": views, "crawled_at": seen}, run)
     store.flush()
@@ -159,12 +197,20 @@ def page(browser: Any, report: tuple[Path, dict[str, dict[str, Any]]]) -> Iterat
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     tab = context.new_page()
     problems: list[str] = []
-    tab.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-           if m.type in ("error", "warning") else None)  # fmt: skip
+    tab.on(
+        "console",
+        lambda m: (
+            problems.append(f"console {m.type}: {m.text}")
+            if m.type in ("error", "warning")
+            else None
+        ),
+    )
     tab.on("pageerror", lambda e: problems.append(f"page error: {e}"))
     tab.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-    tab.on("request", lambda r: problems.append(f"request: {r.url}")
-           if r.url != path.as_uri() else None)  # fmt: skip
+    tab.on(
+        "request",
+        lambda r: problems.append(f"request: {r.url}") if r.url != path.as_uri() else None,
+    )
     tab.goto(path.as_uri())
     tab.wait_for_selector("#posts li")
     tab.problems = problems
@@ -204,7 +250,10 @@ def test_runs_strip_marks_the_site_that_broke_in_an_older_run(page: Any) -> None
     assert "HTTP 503" in beta.locator("span.cell").first.get_attribute("title")
     alpha = strip.locator("tr[data-site=alpha]")
     assert alpha.locator("span.cell").evaluate_all("s => s.map(e => e.dataset.status)") == [
-        "ok", "ok", "ok"]  # fmt: skip
+        "ok",
+        "ok",
+        "ok",
+    ]
     assert "broke" not in (alpha.get_attribute("class") or "")
 
 
@@ -281,8 +330,9 @@ def test_newest_posts_across_sites_newest_first(report) -> None:
     assert data["post_total"] == len(posts)
     listed = data["posts"]
     assert len(listed) == 15
-    dated = sorted(posts.values(), key=lambda p: datetime.fromisoformat(p["published_at"]),
-                   reverse=True)  # fmt: skip
+    dated = sorted(
+        posts.values(), key=lambda p: datetime.fromisoformat(p["published_at"]), reverse=True
+    )
     assert [p["url"] for p in listed] == [p["url"] for p in dated[:15]]
     assert {p["site"] for p in listed} == {"alpha", "beta"}
 
@@ -368,11 +418,16 @@ def test_ten_thousand_posts_embed_only_what_the_page_shows(tmp_path: Path) -> No
         for n in range(10_000):
             published = NOW - timedelta(hours=7 * n)
             post = make_post(
-                n, url=f"https://{sites[n % 8]}.example.cn/p/{n}", site=sites[n % 8],
-                title=f"第 {n} 篇：分布式训练与推理的工程实践", summary="摘要" * 200,
-                content="正文" * 2000, published_at=_iso(published), views=n,
+                n,
+                url=f"https://{sites[n % 8]}.example.cn/p/{n}",
+                site=sites[n % 8],
+                title=f"第 {n} 篇：分布式训练与推理的工程实践",
+                summary="摘要" * 200,
+                content="正文" * 2000,
+                published_at=_iso(published),
+                views=n,
                 crawled_at=_iso(NOW - timedelta(days=9)),
-            )  # fmt: skip
+            )
             store.record(post, OLD_RUN)
             if n % 10 == 0:  # a thousand posts gained views this week
                 store.record({**post, "views": 2 * n + 1, "crawled_at": _iso(NOW)}, LAST_RUN)
@@ -414,8 +469,11 @@ def test_the_report_of_real_crawls_shows_their_trending_post(browser: Any, tmp_p
         assert run_scrapy("crawl", "cards", "-a", url, output=tmp_path).returncode == 0
     finally:
         server.stop()
-    grown = next(p for p in map(json.loads, (tmp_path / "posts.jsonl").read_text("utf-8")
-                                .splitlines()) if p["views"] == 940)  # fmt: skip
+    grown = next(
+        p
+        for p in map(json.loads, (tmp_path / "posts.jsonl").read_text("utf-8").splitlines())
+        if p["views"] == 940
+    )
     context = browser.new_context(viewport={"width": 1200, "height": 900})
     tab = context.new_page()
     errors: list[str] = []

@@ -1,4 +1,5 @@
-"""Property tests for :mod:`crawler.parsing.dates`: it never raises and never returns naive times."""
+"""Property tests for :mod:`crawler.parsing.dates`: it never raises and never returns naive
+times."""
 
 from __future__ import annotations
 

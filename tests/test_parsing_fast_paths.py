@@ -108,9 +108,21 @@ def _completed(item: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-SAMPLES = st.sampled_from(["/p/1.html", "https://A.com/x/../y?b=1&a=2#f", "https://a.com/p/2",
-                           "http://[", "阅读(8)", "1.5万", "0", " [置顶] 标题 ",
-                           "摘要： 正文 阅读全文", "a &amp;\u200b b", ""])  # fmt: skip
+SAMPLES = st.sampled_from(
+    [
+        "/p/1.html",
+        "https://A.com/x/../y?b=1&a=2#f",
+        "https://a.com/p/2",
+        "http://[",
+        "阅读(8)",
+        "1.5万",
+        "0",
+        " [置顶] 标题 ",
+        "摘要： 正文 阅读全文",
+        "a &amp;\u200b b",
+        "",
+    ]
+)
 VALUE = st.one_of(TEXT, SAMPLES, st.integers(-1, 2), st.integers(-2, 10**6))
 # A tuple and an iterator hold several values, as a list does; an iterator is made anew for
 # each loader (a thunk), since the first loader would use it up.
@@ -120,12 +132,25 @@ VALUES = st.one_of(
     st.lists(VALUE, max_size=3).map(tuple),
     st.lists(VALUE, max_size=3).map(lambda values: lambda: iter(values)),
 )
-FIELD_NAMES = ["url", "title", "summary", "author", "published_raw", "category", "tags",
-               "views", "comments", "likes", "id"]  # fmt: skip
+FIELD_NAMES = [
+    "url",
+    "title",
+    "summary",
+    "author",
+    "published_raw",
+    "category",
+    "tags",
+    "views",
+    "comments",
+    "likes",
+    "id",
+]
 NODE_TEXT = st.text(alphabet="ab 中\t&;<>\"'[]置顶阅读(8)/.:#?", max_size=12)
 NODES = st.tuples(NODE_TEXT, NODE_TEXT, NODE_TEXT, NODE_TEXT, NODE_TEXT).map(
-    lambda t: "<div><a href='{}'>{} <b>{}</b></a><p>{}</p><span>{}</span><span>阅读(3)</span>"
-    "</div>".format(*map(html.escape, t))
+    lambda t: (
+        "<div><a href='{}'>{} <b>{}</b></a><p>{}</p><span>{}</span><span>阅读(3)</span>"
+        "</div>".format(*map(html.escape, t))
+    )
 )
 LOADER_QUERIES = [
     ("add_css", "title", "a ::text"),
@@ -144,11 +169,13 @@ def _operations(fields: list[str]) -> st.SearchStrategy[list[tuple[Any, ...]]]:
             st.tuples(st.just("add_value"), st.sampled_from(fields), VALUES),
             st.sampled_from([q for q in LOADER_QUERIES if q[1] in fields] or LOADER_QUERIES),
             st.tuples(st.just("add_counts"), st.lists(st.one_of(NODE_TEXT, SAMPLES), max_size=3)),
-            st.tuples(st.just("add_html_summary"),
-                      st.one_of(TEXT, st.just("<p>摘要：a</p><p>b &amp; c</p>阅读全文"))),
+            st.tuples(
+                st.just("add_html_summary"),
+                st.one_of(TEXT, st.just("<p>摘要：a</p><p>b &amp; c</p>阅读全文")),
+            ),
         ),
         max_size=10,
-    )  # fmt: skip
+    )
 
 
 OPERATIONS = st.lists(st.sampled_from(FIELD_NAMES), min_size=1, max_size=3).flatmap(_operations)
@@ -197,11 +224,21 @@ def test_plain_urls_stay_as_they_are(host: str, port: str, path: str) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["https://a.com/./y", "https://a.com/x/../y", "https://a.com/..", "https://A.com/x",
-     "https://a.com/x?a=1", "https://a.com/x#f", "https://a.com", "https://a.com:080/x",
-     "https://a.com:65536/x", "https://a.com:0/x",
-     "https://a.com/a b", "https://a.com/%7e"],
-)  # fmt: skip
+    [
+        "https://a.com/./y",
+        "https://a.com/x/../y",
+        "https://a.com/..",
+        "https://A.com/x",
+        "https://a.com/x?a=1",
+        "https://a.com/x#f",
+        "https://a.com",
+        "https://a.com:080/x",
+        "https://a.com:65536/x",
+        "https://a.com:0/x",
+        "https://a.com/a b",
+        "https://a.com/%7e",
+    ],
+)
 def test_urls_needing_w3lib_take_the_slow_path(url: str) -> None:
     assert not PLAIN_URL.fullmatch(url)
 
@@ -217,10 +254,12 @@ ITEMS = st.one_of(
         lambda title, tags, views, drop: {
             k: v for k, v in {"title": title, "tags": tags, "views": views}.items() if k != drop
         },
-        st.text(alphabet="ab=+-@\t中", max_size=5), st.lists(st.text(max_size=3), max_size=3),
-        st.one_of(st.none(), st.integers()), st.sampled_from(["", "title", "tags", "views"]),
+        st.text(alphabet="ab=+-@\t中", max_size=5),
+        st.lists(st.text(max_size=3), max_size=3),
+        st.one_of(st.none(), st.integers()),
+        st.sampled_from(["", "title", "tags", "views"]),
     ),
-)  # fmt: skip
+)
 
 
 @pytest.mark.parametrize(
@@ -232,29 +271,52 @@ ITEMS = st.one_of(
 @settings(max_examples=40, deadline=None)
 @given(values=ITEMS)
 def test_exporter_fields_equal_scrapys(
-    ours: type[BaseItemExporter], scrapys: type[BaseItemExporter], include_empty: bool,
-    item_class: type, values: dict[str, Any],
-) -> None:  # fmt: skip
+    ours: type[BaseItemExporter],
+    scrapys: type[BaseItemExporter],
+    include_empty: bool,
+    item_class: type,
+    values: dict[str, Any],
+) -> None:
     item = item_class(values)
     if ours is SafeCsvItemExporter:
         # Ours neutralises formulas in what lands in a cell (after a field's serializer and
         # the list join): Scrapy's exporter is given those cells, as a plain dict.
-        cells = {k: item.fields[k].get("serializer", str)(v) if k == "title" and
-                 isinstance(item, ItemWithSerializer) else v for k, v in values.items()}
+        cells = {
+            k: item.fields[k].get("serializer", str)(v)
+            if k == "title" and isinstance(item, ItemWithSerializer)
+            else v
+            for k, v in values.items()
+        }
         cells = {k: " | ".join(v) if isinstance(v, list) else v for k, v in cells.items()}
-        reference_item = {k: neutralise_formula(v) if isinstance(v, str) else v
-                          for k, v in cells.items()}  # fmt: skip
+        reference_item = {
+            k: neutralise_formula(v) if isinstance(v, str) else v for k, v in cells.items()
+        }
     else:
         reference_item = item
     fields = ["title", "tags", "views"]
     files = io.BytesIO(), io.BytesIO()
     joined = {"join_multivalued": " | "} if scrapys is CsvItemExporter else {}
     for exporter, exported in (
-        (ours(files[0], fields_to_export=fields, export_empty_fields=include_empty,
-              encoding="utf-8"), item),
-        (scrapys(files[1], fields_to_export=fields, export_empty_fields=include_empty,
-                 encoding="utf-8", **joined), reference_item),
-    ):  # fmt: skip
+        (
+            ours(
+                files[0],
+                fields_to_export=fields,
+                export_empty_fields=include_empty,
+                encoding="utf-8",
+            ),
+            item,
+        ),
+        (
+            scrapys(
+                files[1],
+                fields_to_export=fields,
+                export_empty_fields=include_empty,
+                encoding="utf-8",
+                **joined,
+            ),
+            reference_item,
+        ),
+    ):
         exporter.start_exporting()
         exporter.export_item(exported)
         exporter.finish_exporting()
@@ -263,13 +325,16 @@ def test_exporter_fields_equal_scrapys(
 
 def test_post_items_export_like_scrapy() -> None:
     item = PostItem({name: None for name in POST_FIELDS} | {"title": "=1+1", "tags": ["a", "b"]})
-    for ours, scrapys in ((JsonLinesExporter, JsonLinesItemExporter),
-                          (SafeCsvItemExporter, CsvItemExporter)):  # fmt: skip
+    for ours, scrapys in (
+        (JsonLinesExporter, JsonLinesItemExporter),
+        (SafeCsvItemExporter, CsvItemExporter),
+    ):
         files = io.BytesIO(), io.BytesIO()
         for exporter_class, file in zip((ours, scrapys), files, strict=True):
             joined = {"join_multivalued": " | "} if exporter_class is CsvItemExporter else {}
-            exporter = exporter_class(file, fields_to_export=list(POST_FIELDS), encoding="utf-8",
-                                      **joined)  # fmt: skip
+            exporter = exporter_class(
+                file, fields_to_export=list(POST_FIELDS), encoding="utf-8", **joined
+            )
             exporter.start_exporting()
             exporter.export_item(item)
             exporter.finish_exporting()
@@ -321,8 +386,11 @@ _REF_LABEL = "|".join(sorted(map(re.escape, COUNT_LABELS), key=len, reverse=True
 
 
 def _ref_field(label: str) -> str:
-    return next(field for name, field in COUNT_LABELS.items()
-                if re.fullmatch(re.escape(name), label, re.IGNORECASE))
+    return next(
+        field
+        for name, field in COUNT_LABELS.items()
+        if re.fullmatch(re.escape(name), label, re.IGNORECASE)
+    )
 
 
 def _ref_store(found: dict[str, int], label: str, number: str, suffix: str) -> None:
@@ -355,10 +423,32 @@ def _labelled_counts_reference(texts: list[str]) -> dict[str, int]:
 
 
 COUNT_TEXT = st.lists(
-    st.sampled_from(["阅读", "评论", "推荐", "点赞", "浏览", "likes", "(", ")", "（", "：", ":",
-                     "8", "1.2k", "1,024", "1.5万", " ", "次", "2024-05-01 10:20", "|", "x"]),
+    st.sampled_from(
+        [
+            "阅读",
+            "评论",
+            "推荐",
+            "点赞",
+            "浏览",
+            "likes",
+            "(",
+            ")",
+            "（",
+            "：",
+            ":",
+            "8",
+            "1.2k",
+            "1,024",
+            "1.5万",
+            " ",
+            "次",
+            "2024-05-01 10:20",
+            "|",
+            "x",
+        ]
+    ),
     max_size=12,
-).map("".join)  # fmt: skip
+).map("".join)
 
 
 @settings(max_examples=400, deadline=None)
@@ -372,13 +462,16 @@ class _Row(dict):  # type: ignore[type-arg]
 
 
 ROWS = st.lists(
-    st.fixed_dictionaries({
-        "title": st.one_of(st.none(), st.text(alphabet="ab=+-@\t中\"',\n", max_size=6)),
-        "tags": st.lists(st.text(alphabet="ab=,|", max_size=3), max_size=3),
-        "views": st.one_of(st.none(), st.integers(-5, 10**12)),
-    }),
-    min_size=1, max_size=4,
-)  # fmt: skip
+    st.fixed_dictionaries(
+        {
+            "title": st.one_of(st.none(), st.text(alphabet="ab=+-@\t中\"',\n", max_size=6)),
+            "tags": st.lists(st.text(alphabet="ab=,|", max_size=3), max_size=3),
+            "views": st.one_of(st.none(), st.integers(-5, 10**12)),
+        }
+    ),
+    min_size=1,
+    max_size=4,
+)
 
 
 @pytest.mark.parametrize("exporter_class", [JsonLinesExporter, SafeCsvItemExporter])

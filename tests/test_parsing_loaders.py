@@ -24,9 +24,11 @@ def test_post_loader_is_no_item_loader_and_imports_none_of_its_code() -> None:
     tree = ast.parse(inspect.getsource(loaders))
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     imported |= {
-        alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
         for alias in node.names
-    }  # fmt: skip
+    }
     roots = {name.split(".")[0] for name in imported if name}
     assert not roots & {"itemloaders", "scrapy"}
 
@@ -50,5 +52,8 @@ def test_loading_twice_gives_the_same_item() -> None:
     loader.add_value("url", ["", "p/1"]).add_value("tags", ["a", "a", " b "])
     first = dict(loader.load_item())
     assert first == dict(loader.load_item())
-    assert (first["url"], first["tags"], first["views"]) == ("https://a.com/x/p/1", ["a", "b"],
-                                                             None)  # fmt: skip
+    assert (first["url"], first["tags"], first["views"]) == (
+        "https://a.com/x/p/1",
+        ["a", "b"],
+        None,
+    )

@@ -29,18 +29,28 @@ def markdown(html: str, chrome: tuple[str, ...] = ()) -> str:
         ('<pre><code class="hljs lang-go">x := 1</code></pre>', "go"),
         ('<pre class="brush: bash;">x=1</pre>', "bash"),
         ('<pre data-lang="rust"><code>let x = 1;</code></pre>', "rust"),
-        ('<div class="highlight-sql notranslate"><div class="highlight"><pre>x</pre></div></div>',
-         "sql"),
-        ('<figure class="highlight c++"><table><tr><td class="gutter"><pre><span class="line">1'
-         '</span><br></pre></td><td class="code"><pre><span class="line">int x;</span><br></pre>'
-         "</td></tr></table></figure>", "c++"),
-        ('<div class="language-yaml highlighter-rouge"><div class="highlight"><pre class="highlig'
-         'ht"><code><table class="rouge-table"><tbody><tr><td class="rouge-gutter gl"><pre class='
-         '"lineno">1\n</pre></td><td class="rouge-code"><pre>a: 1\n</pre></td></tr></tbody>'
-         "</table></code></pre></div></div>", "yaml"),
+        (
+            '<div class="highlight-sql notranslate"><div class="highlight"><pre>x</pre>'
+            "</div></div>",
+            "sql",
+        ),
+        (
+            '<figure class="highlight c++"><table><tr><td class="gutter"><pre>'
+            '<span class="line">1</span><br></pre></td><td class="code"><pre>'
+            '<span class="line">int x;</span><br></pre></td></tr></table></figure>',
+            "c++",
+        ),
+        (
+            '<div class="language-yaml highlighter-rouge"><div class="highlight">'
+            '<pre class="highlight"><code><table class="rouge-table"><tbody><tr>'
+            '<td class="rouge-gutter gl"><pre class="lineno">1\n</pre></td>'
+            '<td class="rouge-code"><pre>a: 1\n</pre></td></tr></tbody>'
+            "</table></code></pre></div></div>",
+            "yaml",
+        ),
         ("<pre><code>plain</code></pre>", ""),
     ],
-)  # fmt: skip
+)
 def test_code_blocks_are_fenced_with_the_language_the_page_marks(block: str, language: str):
     found = markdown(f"<p>前文</p>{block}<p>后文</p>")
     fence = found.split("\n")[2]
@@ -109,11 +119,30 @@ def test_word_count_leaves_code_out() -> None:
 
 
 SAVED = sorted((POST_CASES).glob("*/*/page.html"))
-COMPOUNDS = st.sampled_from([
-    "div", "p", "a", "span", "pre", "[hidden]", "[id]", "[class*='post']", "[rel='tag']",
-    ".post-copyright", ".reward-container", "div.post-nav", "#MySignature", "a.headerlink",
-    "td.gutter", "ul.pager", ".social-share", "li.previous", "[style*='display']", "hr[style]",
-])  # fmt: skip
+COMPOUNDS = st.sampled_from(
+    [
+        "div",
+        "p",
+        "a",
+        "span",
+        "pre",
+        "[hidden]",
+        "[id]",
+        "[class*='post']",
+        "[rel='tag']",
+        ".post-copyright",
+        ".reward-container",
+        "div.post-nav",
+        "#MySignature",
+        "a.headerlink",
+        "td.gutter",
+        "ul.pager",
+        ".social-share",
+        "li.previous",
+        "[style*='display']",
+        "hr[style]",
+    ]
+)
 
 
 @settings(max_examples=60, deadline=None)

@@ -50,8 +50,10 @@ def test_parse_count(text: str | None, count: int | None) -> None:
     ("texts", "counts"),
     [
         (["阅读(8) 评论(0) 推荐(0)"], {"views": 8, "comments": 0, "likes": 0}),
-        (["posted @ 2026-09-29 20:12 RobinDevNotes 阅读(15) 评论(2) 推荐(1) 编辑"],
-         {"views": 15, "comments": 2, "likes": 1}),
+        (
+            ["posted @ 2026-09-29 20:12 RobinDevNotes 阅读(15) 评论(2) 推荐(1) 编辑"],
+            {"views": 15, "comments": 2, "likes": 1},
+        ),
         (["0 点赞", "0 评论", "130 浏览"], {"likes": 0, "comments": 0, "views": 130}),
         (["130 浏览 1.2k 点赞 1,024 评论"], {"views": 130, "likes": 1200, "comments": 1024}),
         (["1.5万 浏览", "评论：7"], {"views": 15000, "comments": 7}),
@@ -59,7 +61,7 @@ def test_parse_count(text: str | None, count: int | None) -> None:
         (["浏览 130", "点赞 5", "1.2K 次浏览"], {"views": 130, "likes": 5}),
         (["1.2K 次浏览"], {"views": 1200}),
     ],
-)  # fmt: skip
+)
 def test_counts_are_read_by_label_not_position(texts: list[str], counts: dict) -> None:
     assert labelled_counts(texts) == counts
 

@@ -36,13 +36,63 @@ from crawler.sites import SITE_NAME_PATTERN, SiteConfig, name_from_url
 PROPERTIES = settings(max_examples=150, deadline=None)
 
 FRAGMENTS = [
-    *COUNT_LABELS, "VIEWS", "Likes", "lıkes", "vıews", "LİKES", "ſ", "K",  # dotless i, Kelvin
-    "(", ")", "（", "）", ":", "：", " ", "\u3000", "\u200b", "\ufeff", "\x00", "\n",
-    "0", "1", "8", "1,024", "1.2", "1e400", "9" * 400, "k", "K", "万", "亿", "w", "+", "-", "次",
-    "摘要：", "阅读全文", "Read more", "»", "[置顶]", "【置顶】",
-    "<p>", "</p>", "<br>", "<a href='x'>", "</a>", "<script>", "&lt;p&gt;", "&amp;", "&#0;",
-    "&#x110000;", "&nbsp;", "<!--", "-->", "<![CDATA[", "]]>",
-]  # fmt: skip
+    *COUNT_LABELS,
+    "VIEWS",
+    "Likes",
+    "lıkes",
+    "vıews",
+    "LİKES",
+    "ſ",
+    "K",  # dotless i, Kelvin
+    "(",
+    ")",
+    "（",
+    "）",
+    ":",
+    "：",
+    " ",
+    "\u3000",
+    "\u200b",
+    "\ufeff",
+    "\x00",
+    "\n",
+    "0",
+    "1",
+    "8",
+    "1,024",
+    "1.2",
+    "1e400",
+    "9" * 400,
+    "k",
+    "K",
+    "万",
+    "亿",
+    "w",
+    "+",
+    "-",
+    "次",
+    "摘要：",
+    "阅读全文",
+    "Read more",
+    "»",
+    "[置顶]",
+    "【置顶】",
+    "<p>",
+    "</p>",
+    "<br>",
+    "<a href='x'>",
+    "</a>",
+    "<script>",
+    "&lt;p&gt;",
+    "&amp;",
+    "&#0;",
+    "&#x110000;",
+    "&nbsp;",
+    "<!--",
+    "-->",
+    "<![CDATA[",
+    "]]>",
+]
 glued = st.lists(st.sampled_from(FRAGMENTS), max_size=16).map("".join)
 mixed = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max_size=12).map(
     "".join
@@ -50,10 +100,42 @@ mixed = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=4)), max
 any_text = st.one_of(st.text(), glued, mixed)
 
 URL_PARTS = [
-    "http", "https", "ftp", "javascript", "file", "://", ":", "//", "/", "[", "]", "::1",
-    "127.0.0.1", "例子.中国", "xn--", "@", "user:pw", ":99999", ":0", ":abc", "?", "&", "=", "#",
-    "%", "%2F", "%zz", "..", ".", " ", "\t", "\\", "页", "a", "b",
-]  # fmt: skip
+    "http",
+    "https",
+    "ftp",
+    "javascript",
+    "file",
+    "://",
+    ":",
+    "//",
+    "/",
+    "[",
+    "]",
+    "::1",
+    "127.0.0.1",
+    "例子.中国",
+    "xn--",
+    "@",
+    "user:pw",
+    ":99999",
+    ":0",
+    ":abc",
+    "?",
+    "&",
+    "=",
+    "#",
+    "%",
+    "%2F",
+    "%zz",
+    "..",
+    ".",
+    " ",
+    "\t",
+    "\\",
+    "页",
+    "a",
+    "b",
+]
 url_ish = st.one_of(st.text(), st.lists(st.sampled_from(URL_PARTS), max_size=14).map("".join))
 
 
@@ -148,17 +230,33 @@ cards = st.builds(
 )
 markup = st.lists(
     st.one_of(
-        st.sampled_from([
-            "<html>", "<body>", '<div class="day">', '<div class="postTitle">',
-            '<a class="postTitle2" href="/p/1">', '<div class="post-preview">', "<a href='",
-            '<article class="post-card">', '<h2 class="post-title">', "</div>", "</a>",
-            "<rss><channel><item><title>", "</title><link>", "</link></item>", "<feed><entry>",
-            '<link rel="next" href="', "<?xml version='1.0'?>", "<!DOCTYPE x [", "&x;",
-        ]),
+        st.sampled_from(
+            [
+                "<html>",
+                "<body>",
+                '<div class="day">',
+                '<div class="postTitle">',
+                '<a class="postTitle2" href="/p/1">',
+                '<div class="post-preview">',
+                "<a href='",
+                '<article class="post-card">',
+                '<h2 class="post-title">',
+                "</div>",
+                "</a>",
+                "<rss><channel><item><title>",
+                "</title><link>",
+                "</link></item>",
+                "<feed><entry>",
+                '<link rel="next" href="',
+                "<?xml version='1.0'?>",
+                "<!DOCTYPE x [",
+                "&x;",
+            ]
+        ),
         any_text,
     ),
     max_size=20,
-).map("".join)  # fmt: skip
+).map("".join)
 
 
 def assert_item_types(item: dict) -> None:

@@ -28,7 +28,9 @@ def listed(**fields: Any) -> PostItem:
 
 
 def test_a_page_not_read_keeps_what_was_read_of_it_and_the_lists_values() -> None:
-    stored = make_post(1, tags=["页面", "列表"], categories=["训练"], updated_at="2026-11-01T00:00:00+08:00")
+    stored = make_post(
+        1, tags=["页面", "列表"], categories=["训练"], updated_at="2026-11-01T00:00:00+08:00"
+    )
     item = listed(title="新标题", views=99, categories=[])
     keep_page_fields(item, stored)
     assert (item["title"], item["views"]) == ("新标题", 99)  # the list's values stand

@@ -50,8 +50,9 @@ def test_zero_keeps_everything(settings: Settings) -> None:
 def test_the_default_is_documented_and_30(settings: Settings) -> None:
     assert settings.getint("RUNS_KEEP") == 30
     out = Path(settings["OUTPUT_DIR"])
-    names = [f"202610{day:02d}T000000Z-1" for day in range(1, 32)] + [f"20261101T00000{i}Z-1"
-             for i in range(4)]  # fmt: skip
+    names = [f"202610{day:02d}T000000Z-1" for day in range(1, 32)] + [
+        f"20261101T00000{i}Z-1" for i in range(4)
+    ]
     make_runs(out, names)
     prune_runs(settings, names[-1])
     assert remaining(out) == names[-30:]

@@ -103,8 +103,9 @@ def test_a_folder_where_no_file_can_be_created(
 
 def test_crawl_into_a_folder_under_a_regular_file(tmp_path: Path, cnblogs: SiteServer) -> None:
     (tmp_path / "file").write_text("not a folder")
-    result = run_scrapy("crawl", "cnblogs", "-a", f"url={cnblogs.url()}",
-                        output=tmp_path / "file" / "out")  # fmt: skip
+    result = run_scrapy(
+        "crawl", "cnblogs", "-a", f"url={cnblogs.url()}", output=tmp_path / "file" / "out"
+    )
     assert result.returncode == EXIT_USAGE
     one_error_line(result.stderr, f"{tmp_path / 'file' / 'out'}", "under a regular file")
     assert cnblogs.hits == []  # nothing crawled
@@ -113,8 +114,9 @@ def test_crawl_into_a_folder_under_a_regular_file(tmp_path: Path, cnblogs: SiteS
 def test_crawlall_into_a_folder_under_a_regular_file(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("not a folder")
     port = free_port_base(len(LAYOUTS))
-    result = run_scrapy("crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}",
-                        output=tmp_path / "file" / "out")  # fmt: skip
+    result = run_scrapy(
+        "crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}", output=tmp_path / "file" / "out"
+    )
     assert result.returncode == EXIT_USAGE
     one_error_line(result.stderr, f"{tmp_path / 'file' / 'out'}", "under a regular file")
 
@@ -137,14 +139,16 @@ def test_crawl_with_the_store_under_a_regular_file_keeps_the_exports(
 def _read_only_run(folder: Path, *scrapy_args: str) -> subprocess.CompletedProcess:
     """``scrapy ARGS -s OUTPUT_DIR=folder`` with ``folder`` bind-mounted read-only, in a mount
     namespace of its own (nothing outside the process sees the mount)."""
-    script = (
-        'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99; shift; exec "$@"'
-    )
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" || exit 99; shift; exec "$@"'
     command = [sys.executable, "-m", "scrapy", *scrapy_args, "-s", f"OUTPUT_DIR={folder}"]
     return subprocess.run(
         ["unshare", "-rm", "sh", "-c", script, "sh", str(folder), *command],
-        cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 def _can_mount_read_only(tmp_path: Path) -> bool:
@@ -153,8 +157,9 @@ def _can_mount_read_only(tmp_path: Path) -> bool:
     probe = tmp_path / "probe"
     probe.mkdir()
     script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && ! touch "$1/x"'
-    done = subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", str(probe)],
-                          capture_output=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, "sh", str(probe)], capture_output=True, check=False
+    )
     return done.returncode == 0
 
 

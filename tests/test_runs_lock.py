@@ -32,8 +32,11 @@ def test_without_a_store_url_the_lock_is_the_output_folders(tmp_path: Path) -> N
 def test_a_second_holder_is_refused_until_the_first_lets_go(
     postgres_url: str, tmp_path: Path
 ) -> None:
-    first, second = run_lock(store_settings(postgres_url, tmp_path)), run_lock(
-        store_settings(postgres_url, tmp_path / "elsewhere")  # another machine's folder
+    first, second = (
+        run_lock(store_settings(postgres_url, tmp_path)),
+        run_lock(
+            store_settings(postgres_url, tmp_path / "elsewhere")  # another machine's folder
+        ),
     )
     assert isinstance(first, StoreRunLock)
     with first:
@@ -106,8 +109,14 @@ def test_crawl_writes_into_postgresql_and_no_sqlite_file(postgres_url: str, tmp_
     out = tmp_path / "out"
     server = SiteServer(sample_site("cards")).start()
     try:
-        crawl = ("crawl", "cards", "-a", f"url={server.url()}",
-                 "-s", f"POST_STORE_URL={postgres_url}")  # fmt: skip
+        crawl = (
+            "crawl",
+            "cards",
+            "-a",
+            f"url={server.url()}",
+            "-s",
+            f"POST_STORE_URL={postgres_url}",
+        )
         with StoreRunLock(postgres_url):  # another run holds the store: refused, exit 75
             refused = run_scrapy(*crawl, output=out)
         assert refused.returncode == EXIT_LOCKED, refused.stderr[-2000:]

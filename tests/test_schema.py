@@ -52,8 +52,13 @@ def test_every_field_declared_once_with_a_type_and_a_meaning() -> None:
         assert schema["type"] and schema["description"].strip(), name
     # The crawl's own bookkeeping stays on the item but outside the schema.
     assert set(PostItem.fields) == {
-        *SCHEMA_FIELDS, "source_page", "replayed", "updated_raw", "post_page_failed",
-        "timezone", "stored",
+        *SCHEMA_FIELDS,
+        "source_page",
+        "replayed",
+        "updated_raw",
+        "post_page_failed",
+        "timezone",
+        "stored",
     }
 
 
@@ -116,10 +121,28 @@ def csv_header(path: Path) -> list[str]:
 def test_one_column_order_everywhere(exported: Path) -> None:
     schema = post_json_schema()
     assert POST_FIELDS == (
-        "id", "url", "title", "summary", "author", "published_at", "date_precision",
-        "published_raw", "updated_at", "category", "categories", "tags", "views", "comments",
-        "likes", "content", "word_count", "gone", "site", "layout", "crawled_at",
-    )  # fmt: skip
+        "id",
+        "url",
+        "title",
+        "summary",
+        "author",
+        "published_at",
+        "date_precision",
+        "published_raw",
+        "updated_at",
+        "category",
+        "categories",
+        "tags",
+        "views",
+        "comments",
+        "likes",
+        "content",
+        "word_count",
+        "gone",
+        "site",
+        "layout",
+        "crawled_at",
+    )
     assert schema["required"] == list(POST_FIELDS)
     assert list(schema["properties"]) == list(DELTA_FIELDS)
     assert list(DELTA_FIELDS) == [*POST_FIELDS, "change", "changed_fields"]
@@ -170,9 +193,22 @@ def changed_value(name: str, value: Any) -> Any:
 def test_tracked_fields_decide_what_a_changed_post_is(tmp_path: Path) -> None:
     assert store_module.TRACKED_FIELDS is TRACKED_FIELDS
     assert TRACKED_FIELDS == (
-        "url", "title", "summary", "author", "published_at", "date_precision", "updated_at",
-        "category", "categories", "tags", "views", "comments", "likes", "content", "gone",
-    )  # fmt: skip
+        "url",
+        "title",
+        "summary",
+        "author",
+        "published_at",
+        "date_precision",
+        "updated_at",
+        "category",
+        "categories",
+        "tags",
+        "views",
+        "comments",
+        "likes",
+        "content",
+        "gone",
+    )
     store = SQLiteStore(tmp_path / "s.sqlite")
     for n, name in enumerate(POST_FIELDS, start=1):
         if name == "id":

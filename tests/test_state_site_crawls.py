@@ -99,7 +99,9 @@ def test_a_request_meta_names_its_site_and_its_pace() -> None:
     config = SiteConfig(name="local", layout="cards", url="http://127.0.0.1:8000/hot")
     site = SiteCrawl(config=config, layout=get_layout("cards"), root=config.url, fast=True)
     assert site.meta(list_page=True) == {
-        "site": "local", "autothrottle_dont_adjust_delay": True, "list_page": True,
+        "site": "local",
+        "autothrottle_dont_adjust_delay": True,
+        "list_page": True,
     }
     assert site.on_site("http://127.0.0.1:8000/hot?page=2")
     assert not site.on_site("http://127.0.0.1:8001/hot")

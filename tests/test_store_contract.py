@@ -79,8 +79,9 @@ def test_first_seen_is_kept_and_last_seen_follows(open_store: OpenStore) -> None
     store.record(make_post(1, crawled_at="2026-11-02T00:00:00+00:00"), "run2")
     store.record(make_post(1, title="新", crawled_at="2026-11-03T00:00:00+00:00"), "run3")
     assert seen_times(store, post["id"]) == (
-        "2026-11-01T00:00:00+00:00", "2026-11-03T00:00:00+00:00"
-    )  # fmt: skip
+        "2026-11-01T00:00:00+00:00",
+        "2026-11-03T00:00:00+00:00",
+    )
 
 
 def test_changes_and_changed_fields_of_a_run(open_store: OpenStore) -> None:
@@ -205,8 +206,9 @@ def test_site_runs(open_store: OpenStore) -> None:
     store.record_site_run("run2", "a", {"posts": 1})
     store.record_site_run("run1", "b", {"posts": 2})  # the latest summary wins
     assert store.site_runs("run1") == {
-        "a": {"posts": 3, "problems": ["标题缺失"], "failed": False}, "b": {"posts": 2}
-    }  # fmt: skip
+        "a": {"posts": 3, "problems": ["标题缺失"], "failed": False},
+        "b": {"posts": 2},
+    }
     assert store.site_runs("run2") == {"a": {"posts": 1}}
 
 
@@ -257,11 +259,20 @@ def _history(seed: int) -> list[tuple[dict[str, Any], str]]:
     for run in range(1, 9):
         for _ in range(60):
             n = rng.randrange(1, 40)
-            post = dict(latest.get(n) or make_post(
-                n, site=rng.choice(["a", "b", "Zed", "站点"]),
-                published_at=rng.choice([None, f"2026-10-{n % 28 + 1:02d}T08:00:00+08:00",
-                                         f"2026-10-{n % 28 + 1:02d}T00:30:00+00:00"]),
-            ))  # fmt: skip
+            post = dict(
+                latest.get(n)
+                or make_post(
+                    n,
+                    site=rng.choice(["a", "b", "Zed", "站点"]),
+                    published_at=rng.choice(
+                        [
+                            None,
+                            f"2026-10-{n % 28 + 1:02d}T08:00:00+08:00",
+                            f"2026-10-{n % 28 + 1:02d}T00:30:00+00:00",
+                        ]
+                    ),
+                )
+            )
             field = rng.choice(["views", "title", "tags", "crawled_at", "content", None])
             if field == "views":
                 post["views"] = rng.randrange(5)
@@ -347,10 +358,17 @@ def test_metrics_grow_exactly_when_a_count_changes(open_store: OpenStore) -> Non
     rows = list(store.metrics())
     post = make_post(1)
     assert rows == [
-        {"id": post["id"], "url": post["url"], "site": "example", "seen_at": at(day),
-         "views": views, "comments": comments, "likes": None}
+        {
+            "id": post["id"],
+            "url": post["url"],
+            "site": "example",
+            "seen_at": at(day),
+            "views": views,
+            "comments": comments,
+            "likes": None,
+        }
         for day, views, comments in ((1, 10, 0), (3, 15, 0), (4, 15, 1))
-    ]  # fmt: skip
+    ]
     assert [row["seen_at"] for row in store.metrics(since=at(3))] == [at(3), at(4)]
 
 
@@ -380,8 +398,10 @@ def _write_all(
     store = PostgresStore(url)
     results = []
     for run, fields in rounds:
-        posts = [make_post(n, **fields, crawled_at=f"2026-11-30T0{writer}:00:00+00:00")
-                 for n in range(1, 501)]  # fmt: skip
+        posts = [
+            make_post(n, **fields, crawled_at=f"2026-11-30T0{writer}:00:00+00:00")
+            for n in range(1, 501)
+        ]
         random.Random(writer).shuffle(posts)
         barrier.wait()
         results.append({post["id"]: store.record(post, run) for post in posts})

@@ -50,9 +50,15 @@ def test_a_row_exactly_when_a_count_changed(tmp_path: Path) -> None:
     # As the README loads it: one row a post and time, counts as nullable integers.
     history = pd.read_csv(
         tmp_path / "metrics.csv",
-        dtype={"id": "string", "url": "string", "site": "string", "views": "Int64",
-               "comments": "Int64", "likes": "Int64"},
-    )  # fmt: skip
+        dtype={
+            "id": "string",
+            "url": "string",
+            "site": "string",
+            "views": "Int64",
+            "comments": "Int64",
+            "likes": "Int64",
+        },
+    )
     history["seen_at"] = pd.to_datetime(history["seen_at"], utc=True, format="ISO8601")
     assert len(history) == len(rows) and history["views"].max() == 940
     assert len(read_jsonl(tmp_path / "metrics.jsonl")) == len(rows)

@@ -19,16 +19,31 @@ from crawler.store.records import (
 SEEN = "2026-11-30T02:00:00+00:00"
 
 
-def row_of(item: dict, *, first_run: str, change: str = NEW, change_run: str | None = None,
-           fields: tuple[str, ...] = ()) -> StoredRow:
-    return StoredRow(fingerprint(item), first_run, json.dumps(item, ensure_ascii=False), change,
-                     change_run or first_run, fields)
+def row_of(
+    item: dict,
+    *,
+    first_run: str,
+    change: str = NEW,
+    change_run: str | None = None,
+    fields: tuple[str, ...] = (),
+) -> StoredRow:
+    return StoredRow(
+        fingerprint(item),
+        first_run,
+        json.dumps(item, ensure_ascii=False),
+        change,
+        change_run or first_run,
+        fields,
+    )
 
 
 def test_a_new_post_is_new_and_its_counts_start_the_history() -> None:
     record = decide(None, make_post(1, views=3), "run1", SEEN)
     assert (record.status, record.change, record.change_run, record.insert) == (
-        NEW, NEW, "run1", True,
+        NEW,
+        NEW,
+        "run1",
+        True,
     )
     assert record.counts == (3, 0, None) and record.changed_fields == ()
     bare = decide(None, make_post(1, views=None, comments=None, likes=None), "run1", SEEN)
@@ -42,7 +57,10 @@ def test_the_same_tracked_values_are_unchanged_and_keep_the_delta() -> None:
     again = make_post(1, crawled_at="2027-01-01T00:00:00+00:00", published_raw="10月1日")
     record = decide(row, again, "run3", SEEN)
     assert (record.status, record.change, record.change_run, record.changed_fields) == (
-        UNCHANGED, CHANGED, "run2", ("title",),
+        UNCHANGED,
+        CHANGED,
+        "run2",
+        ("title",),
     )
     assert record.counts is None and not record.insert
 

@@ -94,13 +94,17 @@ class ScrapydNode:
                 f" `scrapyd-deploy` to this node; it has: {', '.join(projects) or 'none'})"
             )
 
-    def schedule(self, sites: Sequence[SiteConfig], settings: dict[str, str],
-                 arguments: dict[str, str]) -> str:  # fmt: skip
+    def schedule(
+        self, sites: Sequence[SiteConfig], settings: dict[str, str], arguments: dict[str, str]
+    ) -> str:
         """Schedule one crawlall job for ``sites``; its job id."""
         data: dict[str, str | list[str]] = {
-            "project": PROJECT, "spider": RegistrySpider.name, "sites": sites_argument(sites),
-            "setting": [f"{name}={value}" for name, value in settings.items()], **arguments,
-        }  # fmt: skip
+            "project": PROJECT,
+            "spider": RegistrySpider.name,
+            "sites": sites_argument(sites),
+            "setting": [f"{name}={value}" for name, value in settings.items()],
+            **arguments,
+        }
         return str(self.call("schedule.json", data)["jobid"])
 
     def state(self, job: str) -> str:
@@ -165,8 +169,10 @@ class ScrapydRun:
         pending = [site for site in sites if self.tries[site.name] < len(self.nodes)]
         for site in sites:
             if site not in pending:
-                self.note(f"site {site.name} not crawled: its job ended without an outcome"
-                          f" {self.tries[site.name]} time(s)")  # fmt: skip
+                self.note(
+                    f"site {site.name} not crawled: its job ended without an outcome"
+                    f" {self.tries[site.name]} time(s)"
+                )
         while pending and nodes:
             by_url = {node.url: node for node in nodes}
             plan = assign(pending, list(by_url))

@@ -42,7 +42,8 @@ class _FetchSpider(scrapy.Spider):
     # One page, no items: no pipelines, store or exports. No retries: a person is waiting for
     # the answer, and a page that fails once is reported (they can run it again). (Spider
     # priority: above the project's settings, below the command line's -s.)
-    custom_settings: ClassVar[dict[str, Any]] = {
+    # Scrapy declares it an attribute of the spider, not a ClassVar.
+    custom_settings = {  # noqa: RUF012
         "ITEM_PIPELINES": {},
         "EXTENSIONS": {"crawler.extensions.outputs.OutputsExtension": None},
         "POST_STORE_ENABLED": False,

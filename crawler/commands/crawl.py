@@ -52,7 +52,10 @@ class LinesHelpFormatter(ScrapyHelpFormatter):
             hanging = " " * len(row.group(0)) if row else ""
             lines.append(
                 textwrap.fill(
-                    line, width, initial_indent=indent, subsequent_indent=indent + hanging,
+                    line,
+                    width,
+                    initial_indent=indent,
+                    subsequent_indent=indent + hanging,
                     break_on_hyphens=False,
                 )
             )
@@ -135,8 +138,11 @@ class Command(ScrapyCrawlCommand):
         try:
             with run_lock(self.settings):
                 self.crawler_process.crawl(
-                    crawler, sites=[self.site], full=self.arguments.full,
-                    content=self.arguments.content, **private,
+                    crawler,
+                    sites=[self.site],
+                    full=self.arguments.full,
+                    content=self.arguments.content,
+                    **private,
                 )
                 self.crawler_process.start()
         except LockBusy as exc:

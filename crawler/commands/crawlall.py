@@ -65,19 +65,25 @@ class Command(ScrapyCommand):
             help="only this site (repeatable)",
         )
         parser.add_argument(
-            "--sample", action="store_true",
+            "--sample",
+            action="store_true",
             help="crawl the bundled sample sites, served on 127.0.0.1 (offline demo)",
         )
         parser.add_argument(
             "--full", action="store_true", help="read every list page, not only the new ones"
         )
         parser.add_argument(
-            "--no-content", dest="content", action="store_false",
+            "--no-content",
+            dest="content",
+            action="store_false",
             help="stay on list pages: no post page is fetched (no content, post-page tags"
             " and categories, updated_at for new posts)",
         )
         parser.add_argument(
-            "--scrapyd", action="append", default=[], metavar="URL",
+            "--scrapyd",
+            action="append",
+            default=[],
+            metavar="URL",
             help="crawl on these Scrapyd nodes (repeatable; the project deployed to each as"
             " blogcrawler), sharing the store of -s POST_STORE_URL=postgresql://…",
         )
@@ -160,16 +166,20 @@ class Command(ScrapyCommand):
     def crawl_on_scrapyd(
         self, opts: argparse.Namespace, sites: list[SiteConfig], run: str
     ) -> list[SiteSummary]:
-        """Crawl ``sites`` on the Scrapyd nodes (:mod:`crawler.cluster.scrapyd`); their summaries, as
-        the nodes recorded them in the shared store."""
+        """Crawl ``sites`` on the Scrapyd nodes (:mod:`crawler.cluster.scrapyd`); their
+        summaries, as the nodes recorded them in the shared store."""
         assert self.settings is not None
         store = open_store(self.settings)
         try:
             controller = ScrapydRun(
-                nodes=[ScrapydNode(url) for url in opts.scrapyd], store=store, run_id=run,
+                nodes=[ScrapydNode(url) for url in opts.scrapyd],
+                store=store,
+                run_id=run,
                 settings={
-                    "POST_STORE_URL": self.settings["POST_STORE_URL"], "RUN_ID": run,
-                    "OUTPUTS_DEFERRED": "1", "SUMMARY_DEFERRED": "1",
+                    "POST_STORE_URL": self.settings["POST_STORE_URL"],
+                    "RUN_ID": run,
+                    "OUTPUTS_DEFERRED": "1",
+                    "SUMMARY_DEFERRED": "1",
                 },
                 arguments={"full": str(int(opts.full)), "content": str(int(opts.content))},
             )
@@ -227,8 +237,10 @@ class Command(ScrapyCommand):
         print(format_table(summaries))
         for note in self.notes:
             print(f"scrapyd: {note}")
-        print(f"run {run}: {len(summaries)} of {len(sites)} site(s) crawled,"
-              f" exit status {status}: {EXIT_CODES[status]}")
+        print(
+            f"run {run}: {len(summaries)} of {len(sites)} site(s) crawled,"
+            f" exit status {status}: {EXIT_CODES[status]}"
+        )
         if result is None:
             print("the dataset files were not written (see the error above); the old ones stay")
         else:

@@ -70,9 +70,7 @@ def content_type(response: Response, page: str) -> str:
     """The Content-Type to replay the page with: as served, plus the charset the crawl decoded
     it with when neither the header nor the page declares one (e.g. an undeclared GBK page),
     so that the case decodes exactly as the crawl did."""
-    value = _served_type(response) or (
-        "application/xml" if page.endswith(".xml") else "text/html"
-    )
+    value = _served_type(response) or ("application/xml" if page.endswith(".xml") else "text/html")
     if isinstance(response, TextResponse) and not declared_encoding(response.body, value):
         value = f"{value}; charset={response.encoding}"
     return value

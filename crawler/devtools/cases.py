@@ -21,12 +21,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from scrapy.http import Response
+from scrapy.http import TextResponse
 from scrapy.responsetypes import responsetypes
 
 from crawler.items import POST_FIELDS
 from crawler.layouts import get_layout
-from crawler.layouts.base import merge_post_page
+from crawler.layouts.base import as_text, merge_post_page
 from crawler.parsing.dates import post_dates
 from crawler.parsing.loaders import PostLoader
 
@@ -61,14 +61,18 @@ class Case:
             return resources.files("crawler.devtools.samples").joinpath(layout, name).read_bytes()
         return (self.folder / self.page).read_bytes()
 
-    def response(self) -> Response:
+    def response(self) -> TextResponse:
         headers = self.headers or {"Content-Type": _content_type(self.page)}
         body = self.body()
-        cls = responsetypes.from_args(headers=headers, url=self.url, body=body)
-        return cls(url=self.url, body=body, headers=headers)
+        cls = responsetypes.from_args(headers=_bytes(headers), url=self.url, body=body)
+        return as_text(cls(url=self.url, body=body, headers=headers))
 
     def expected(self) -> list[dict[str, Any]]:
         return json.loads((self.folder / "output.json").read_text(encoding="utf-8"))
+
+
+def _bytes(headers: dict[str, str]) -> dict[bytes, bytes]:
+    return {name.encode(): value.encode() for name, value in headers.items()}
 
 
 def _content_type(page: str) -> str:
@@ -108,8 +112,9 @@ def run_case(case: Case) -> list[dict[str, Any]]:
     for item in get_layout(case.layout).extract(case.response()):
         row = {name: item.get(name) for name in POST_FIELDS}
         row.update(site=case.site, layout=case.layout)
-        row.update(post_dates(row["published_raw"], item.get("updated_raw"), case.timezone,
-                              case.now))
+        row.update(
+            post_dates(row["published_raw"], item.get("updated_raw"), case.timezone, case.now)
+        )
         row["crawled_at"] = case.now.astimezone(UTC).isoformat()
         items.append(row)
     return items
@@ -129,15 +134,14 @@ def run_case(case: Case) -> list[dict[str, Any]]:
 # A post page gives one post; a feed case gives its entries (whole posts when it has them).
 
 
-def _extra_pages(case: Case) -> dict[str, Response]:
+def _extra_pages(case: Case) -> dict[str, TextResponse]:
     spec = json.loads((case.folder / "case.json").read_text(encoding="utf-8"))
     pages = {}
     for url, name in spec.get("extra_pages", {}).items():
         body = (case.folder / name).read_bytes()
         headers = {"Content-Type": _content_type(name)}
-        pages[url] = responsetypes.from_args(headers=headers, url=url, body=body)(
-            url=url, body=body, headers=headers
-        )
+        cls = responsetypes.from_args(headers=_bytes(headers), url=url, body=body)
+        pages[url] = as_text(cls(url=url, body=body, headers=headers))
     return pages
 
 
@@ -160,6 +164,7 @@ def run_post_case(case: Case) -> list[dict[str, Any]]:
             merge_post_page(post, loader.loaded())  # type: ignore[arg-type]
         posts = [post]
     for post in posts:
-        post["updated_at"] = post_dates(None, post.get("updated_raw"), case.timezone,
-                                        case.now)["updated_at"]
+        post["updated_at"] = post_dates(None, post.get("updated_raw"), case.timezone, case.now)[
+            "updated_at"
+        ]
     return posts

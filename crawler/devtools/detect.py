@@ -21,7 +21,7 @@ from parsel import Selector
 from scrapy.http import Response, TextResponse, XmlResponse
 
 from crawler.layouts import layouts
-from crawler.layouts.base import Layout
+from crawler.layouts.base import Layout, as_text
 from crawler.layouts.feed import feed_document
 
 
@@ -87,9 +87,10 @@ def examine(response: Response, layout: type[Layout]) -> Match:
     """The evidence one layout finds on a page (a :class:`Match`, matched or not)."""
     document = _document(response)
     signature = {selector: count_matches(document, selector) for selector in layout.signature}
+    page = as_text(response)
     try:
-        items = layout.extract(response)
-        next_pages = [response.urljoin(url) for url in layout.next_page_urls(response)]
+        items = layout.extract(page)
+        next_pages = [page.urljoin(url) for url in layout.next_page_urls(page)]
     except Exception as exc:  # a layout meeting a page it cannot read is evidence, not a bug
         return Match(layout.name, signature, 0, 0, error=f"{type(exc).__name__}: {exc}")
     posts = [item for item in items if item.get("url") and item.get("title")]
@@ -105,9 +106,7 @@ def examine(response: Response, layout: type[Layout]) -> Match:
     )
 
 
-def examine_all(
-    response: Response, layouts: Iterable[type[Layout]] | None = None
-) -> list[Match]:
+def examine_all(response: Response, layouts: Iterable[type[Layout]] | None = None) -> list[Match]:
     """The evidence of every layout, strongest first (matches before the rest)."""
     layouts = layout_classes() if layouts is None else layouts
     found = [examine(response, layout) for layout in layouts]

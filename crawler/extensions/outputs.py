@@ -53,9 +53,12 @@ class OutputsExtension:
         stats.set_value("outputs/delta", result.delta)
         stats.set_value("outputs/cpu_seconds", round(seconds, 3))
         logger.info(
-            "%s %d posts in %s and %s; this run's %d new or changed posts to %s"
-            " (%.2f s of CPU)",
-            "exported" if result.rewritten else "nothing new: kept the", result.posts,
-            result.posts_jsonl, result.posts_csv, result.delta, result.delta_jsonl.parent,
+            "%s %d posts in %s and %s; this run's %d new or changed posts to %s (%.2f s of CPU)",
+            "exported" if result.rewritten else "nothing new: kept the",
+            result.posts,
+            result.posts_jsonl,
+            result.posts_csv,
+            result.delta,
+            result.delta_jsonl.parent,
             seconds,
         )

@@ -75,8 +75,14 @@ class RunSummaryExtension:
         state = "FAILED" if summary.failed else "unhealthy" if summary.problems else "ok"
         logger.info(
             "site %s done (%s): %d pages, %d unchanged, %d posts, %d new, %d changed in %.1fs",
-            summary.site, state, summary.pages_fetched, summary.pages_unchanged,
-            summary.posts_seen, summary.new, summary.changed, summary.duration_s,
+            summary.site,
+            state,
+            summary.pages_fetched,
+            summary.pages_unchanged,
+            summary.posts_seen,
+            summary.new,
+            summary.changed,
+            summary.duration_s,
         )
 
     def spider_closed(self, spider: object, reason: str) -> None:

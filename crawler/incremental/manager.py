@@ -130,8 +130,15 @@ class IncrementalManager:
             memory.given.add(stored["id"])
             site.posts_asked.add(stored["id"])
             item = PostItem({k: v for k, v in stored.items() if k in PostItem.fields})
-            item.update(content=None, word_count=None, updated_at=None, stored=stored,
-                        post_page_failed=False, gone=False, timezone=site.config.timezone)
+            item.update(
+                content=None,
+                word_count=None,
+                updated_at=None,
+                stored=stored,
+                post_page_failed=False,
+                gone=False,
+                timezone=site.config.timezone,
+            )
             request = request_from_dict(
                 {
                     "url": stored["url"],

@@ -137,12 +137,14 @@ class IncrementalMiddleware:
         self.manager.remember(response, [request.url for request in next_pages], post_ids)
         memory = self.manager.memory(site)
         if rules.stop_at_page(
-            incremental=memory.incremental, date_ordered=site.layout.date_ordered,
+            incremental=memory.incremental,
+            date_ordered=site.layout.date_ordered,
             posts_known=known,
         ):
             self.sites.count(site.name, "layout/stopped_at_known_page")
-            logger.info("%s: every post on %s is known; not reading older pages",
-                        site.name, response.url)
+            logger.info(
+                "%s: every post on %s is known; not reading older pages", site.name, response.url
+            )
             for request in next_pages:
                 self.sites.answered(request)  # dropped
             for replayed in self.manager.replayed(site, None):

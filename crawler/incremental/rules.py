@@ -62,9 +62,7 @@ def stop_at_page(*, incremental: bool, date_ordered: bool, posts_known: Iterable
     return bool(known) and all(known)
 
 
-def posts_to_retry(
-    stored: Iterable[Mapping[str, Any]], given: set[str]
-) -> list[Mapping[str, Any]]:
+def posts_to_retry(stored: Iterable[Mapping[str, Any]], given: set[str]) -> list[Mapping[str, Any]]:
     """The stored posts awaiting a retry of their page that this run has not given out: a
     post a list showed went on with the list's values (and its page was asked for if need
     be); asked for again, its stored values would stand in for them."""

@@ -18,9 +18,9 @@ A post's own page (followed unless ``-a content=0``) is read by :meth:`Layout.re
 
 - ``post_body``: CSS of the post body on a post page; ``post_chrome``: CSS of the theme's
   boxes inside it that are not the post (reward, copyright, share, pager). The body becomes
-  ``content`` (Markdown, :mod:`crawler.parsing.markdown`). A page where ``post_body`` matches nothing
-  (or a layout without one, as feeds) is read by the fallback: every layout's ``post_body``,
-  then trafilatura.
+  ``content`` (Markdown, :mod:`crawler.parsing.markdown`). A page where ``post_body``
+  matches nothing (or a layout without one, as feeds) is read by the fallback: every
+  layout's ``post_body``, then trafilatura.
 - ``populate_post(loader, response)``: add what the post page shows beyond the list: tags,
   categories (``category``, all of them in order), ``updated_raw``; the default reads the
   page's metadata (``article:modified_time``, JSON-LD ``dateModified``, ``article:tag``).
@@ -34,6 +34,7 @@ last run is the incremental middleware's (:mod:`crawler.incremental`). Each layo
 found by :func:`crawler.layouts.layouts`, and gets its ``scrapy crawl NAME`` spider without
 further code.
 """
+
 from __future__ import annotations
 
 import json
@@ -43,7 +44,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from parsel import Selector
-from scrapy.http import Response
+from scrapy.http import Response, TextResponse
 
 from crawler.items import PostItem
 from crawler.parsing.loaders import PostLoader
@@ -100,6 +101,7 @@ class Layout:
         # A layout of this package with a name of its own (not a base for others).
         if "name" in vars(cls) and cls.__module__.startswith(__package__ + "."):
             _DEFINED[cls.name] = cls
+
     # Selectors (CSS, or XPath when starting with "/" or "(") whose matches mark a page of this
     # layout; ``scrapy detect`` reports which matched, as evidence.
     signature: ClassVar[tuple[str, ...]] = ()
@@ -108,22 +110,22 @@ class Layout:
     date_ordered: ClassVar[bool] = True
 
     @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+    def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
         """Selectors of the posts on a list page, in page order."""
         raise NotImplementedError
 
     @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+    def populate(cls, loader: PostLoader, node: Selector, response: TextResponse) -> None:
         """Add the raw values of one post's fields to ``loader``."""
         raise NotImplementedError
 
     @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         """Links to further list pages (relative or absolute)."""
         return ()
 
     @classmethod
-    def page_problem(cls, response: Response) -> str | None:
+    def page_problem(cls, response: TextResponse) -> str | None:
         """Why the page cannot be of this layout at all (e.g. HTML where a feed belongs)."""
         return None
 
@@ -140,17 +142,21 @@ class Layout:
     post_chrome: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
-    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
         """Add the tags, categories and ``updated_raw`` a post page shows."""
         cls.populate_post_metadata(loader, response)
 
     @staticmethod
-    def populate_post_metadata(loader: PostLoader, response: Response) -> None:
+    def populate_post_metadata(loader: PostLoader, response: TextResponse) -> None:
         """Add the update time and tags of the page's metadata (Open Graph, JSON-LD).
 
         The visible update time first (in the site's own offset; the metadata is often in
         UTC), then ``article:modified_time``/``dateModified``, ``og:updated_time``, JSON-LD."""
-        visible, modified, og, json_ld, tags = [], [], [], [], []
+        visible: list[str | None] = []
+        modified: list[str | None] = []
+        og: list[str | None] = []
+        json_ld: list[str | None] = []
+        tags: list[str | None] = []
         for element in node_elements(response.selector, _METADATA):
             if element.tag == "time":
                 visible.append(element.get("datetime"))
@@ -166,16 +172,16 @@ class Layout:
         loader.add_value("tags", tags)
 
     @classmethod
-    def post_extra_urls(cls, response: Response) -> Iterable[str]:
+    def post_extra_urls(cls, response: TextResponse) -> Iterable[str]:
         """Further pages the post's fields need (read by :meth:`populate_post_extra`)."""
         return ()
 
     @classmethod
-    def populate_post_extra(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post_extra(cls, loader: PostLoader, response: TextResponse) -> None:
         """Add the fields a page of :meth:`post_extra_urls` holds."""
 
     @classmethod
-    def read_post(cls, response: Response) -> PostPage:
+    def read_post(cls, response: TextResponse) -> PostPage:
         """What a post page adds to the post: its body as Markdown, tags, categories and
         update time (see the module docstring)."""
         loader = PostLoader(selector=response.selector, base_url=response.url)
@@ -192,7 +198,7 @@ class Layout:
         return page
 
     @classmethod
-    def extract(cls, response: Response) -> list[PostItem]:
+    def extract(cls, response: TextResponse) -> list[PostItem]:
         """The post items on one page, without dates normalised (see ``DatesPipeline``) and
         without the site's fields (the spider adds them)."""
         items = []
@@ -201,6 +207,16 @@ class Layout:
             cls.populate(loader, node, response)
             items.append(loader.load_item())
         return items
+
+
+def as_text(response: Response) -> TextResponse:
+    """The response as text for a layout: as it is when it is text, else decoded from its
+    body (a feed served as ``application/octet-stream``)."""
+    if isinstance(response, TextResponse):
+        return response
+    return TextResponse(
+        url=response.url, body=response.body, headers=response.headers, request=response.request
+    )
 
 
 def defined_layouts() -> dict[str, type[Layout]]:
@@ -225,5 +241,3 @@ def merge_post_page(item: PostItem, fields: dict[str, Any]) -> None:
             item[name] = value
     if item.get("categories"):
         item["category"] = item["categories"][0]
-
-

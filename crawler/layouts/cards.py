@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from lxml import etree
 from parsel import Selector
-from scrapy.http import Response
+from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
@@ -57,17 +57,17 @@ class CardsLayout(Layout):
     post_body = "article .post-content"
 
     @classmethod
-    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
         loader.add_css("tags", ".post-tags a::text")
         cls.populate_post_metadata(loader, response)
 
     @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+    def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
         # A theme may use div cards; the XPath union keeps each node once, in page order.
         return response.css("article.post-card, .post-list > .post-card")
 
     @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+    def populate(cls, loader: PostLoader, node: Selector, response: TextResponse) -> None:
         parts = _card_parts(node)
         # ".post-title a", ".post-summary", ...: the first of each, in page order.
         link = next((a for a in parts["a"] if _inside(a, parts["post-title"])), None)
@@ -80,9 +80,10 @@ class CardsLayout(Layout):
         for category in parts["post-category"][:1]:
             loader.add_value("category", own_texts(category)[:1])
         dates = [
-            time for time in parts["time"]
+            time
+            for time in parts["time"]
             if time in parts["post-date"] or _inside(time, parts["post-meta"])
-        ]  # fmt: skip
+        ]
         for date in dates[:1]:
             # The time's own text: with </time> missing, the stats after it end up inside.
             machine = str(date.get("datetime", "")).strip()
@@ -93,6 +94,6 @@ class CardsLayout(Layout):
         loader.add_counts(["".join(all_texts(stat)) for stat in stats])
 
     @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = (h.strip() for h in response.xpath(_NEXT).getall())
         return [h for h in dict.fromkeys(links) if h and not h.startswith(("#", "javascript:"))]

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from parsel import Selector, SelectorList
-from scrapy.http import Response
+from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
@@ -19,8 +19,7 @@ _NOT_AUTHOR = re.compile(rf"posted\s*@|{_DATE.pattern}|(?:阅读|评论|推荐)\
 _PINNED, _MORE = has_class("pinned-post-mark"), has_class("c_b_p_desc_readmore")
 # A post on a home page (the title of a day's run of siblings) or in a monthly archive.
 _POSTS = (
-    f"//div[{has_class('day')}]/div[{has_class('postTitle')}]"
-    f" | //div[{has_class('entrylistItem')}]"
+    f"//div[{has_class('day')}]/div[{has_class('postTitle')}] | //div[{has_class('entrylistItem')}]"
 )
 _LINK = f"(.//a[{has_class('postTitle2')} or {has_class('entrylistItemTitle')}])[1]"
 _SUMMARY = f"descendant-or-self::*[{has_class('c_b_p_desc')}]//text()[not(parent::*[{_MORE}])]"
@@ -48,7 +47,8 @@ def _parts_after(title: Selector) -> tuple[SelectorList, SelectorList]:
                 found[part] = Selector(root=sibling, type="html")
         if "postDesc" in found:
             break
-    return tuple(SelectorList([found[p]] if p in found else []) for p in ("postCon", "postDesc"))
+    con, desc = (SelectorList([found[p]] if p in found else []) for p in ("postCon", "postDesc"))
+    return con, desc
 
 
 class CnblogsLayout(Layout):
@@ -66,11 +66,11 @@ class CnblogsLayout(Layout):
     signature = ("#blog_nav_sitehome", "div.day > div.postTitle a.postTitle2", "div.entrylistItem")
 
     @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+    def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
         return response.xpath(_POSTS)
 
     @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+    def populate(cls, loader: PostLoader, node: Selector, response: TextResponse) -> None:
         if "postTitle" in node.attrib.get("class", "").split():
             con, desc = _parts_after(node)
         else:
@@ -87,7 +87,7 @@ class CnblogsLayout(Layout):
         loader.add_counts([meta])
 
     @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         return list(dict.fromkeys(h.strip() for h in response.xpath(_NEXT).getall()))
 
     # A post page (/<app>/p/<id>.html): the body is the same div in every skin; the
@@ -96,12 +96,12 @@ class CnblogsLayout(Layout):
     post_chrome = ("#MySignature", ".cnblogs_code_toolbar", ".cnblogs_code_copy")
 
     @classmethod
-    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
         cls.populate_post_metadata(loader, response)
         cls.populate_post_extra(loader, response)  # filled when the page was saved after JS
 
     @classmethod
-    def post_extra_urls(cls, response: Response) -> Iterable[str]:
+    def post_extra_urls(cls, response: TextResponse) -> Iterable[str]:
         """The category/tag endpoint the page's JavaScript would call, unless the page
         already holds its answer."""
         if node_texts(response.selector, f"{_CATEGORIES} | {_TAGS}"):
@@ -114,7 +114,7 @@ class CnblogsLayout(Layout):
         return [f"/{app}/ajax/CategoriesTags.aspx?blogId={blog}&postId={entry}"]
 
     @classmethod
-    def populate_post_extra(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post_extra(cls, loader: PostLoader, response: TextResponse) -> None:
         loader.add_value("category", node_texts(response.selector, _CATEGORIES))
         loader.add_value("tags", node_texts(response.selector, _TAGS))
 

@@ -56,13 +56,22 @@ def _first(node: Selector, *paths: str) -> etree._Element | None:
     return None
 
 
+def _element(node: Selector, path: str) -> etree._Element | None:
+    """The first element ``path`` finds (blank or not), None without one."""
+    found = node_elements(node, path)
+    return found[0] if found else None
+
+
 def _text(element: etree._Element | None) -> str | None:
     """All the text in an element (XPath ``string()``); None without an element."""
     return None if element is None else string_value(element)
 
 
 def _add_text(
-    loader: PostLoader, field: str, element: etree._Element | None, default_type: str = "text",
+    loader: PostLoader,
+    field: str,
+    element: etree._Element | None,
+    default_type: str = "text",
     base_url: str = "",
 ) -> None:
     """Add an RSS element or Atom text construct; HTML (escaped, CDATA, xhtml) becomes text.
@@ -89,7 +98,7 @@ def _add_text(
         loader.add_value(field, html_to_text(markup))
 
 
-def _joined(response: Response, link: str | None) -> str:
+def _joined(response: TextResponse, link: str | None) -> str:
     """A post's absolute URL (the base of its content's links), or the feed's own URL."""
     try:
         return response.urljoin(link.strip()) if link else response.url
@@ -115,15 +124,15 @@ class FeedLayout(Layout):
     signature = ("/rss/channel/item", "/feed/entry", "/RDF/item")
 
     @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+    def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
         return feed_document(response).xpath(_NODES)
 
     @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+    def populate(cls, loader: PostLoader, node: Selector, response: TextResponse) -> None:
         if node.root.tag == "entry":
             link = node.xpath("link[@rel='alternate' or not(@rel)]/@href").get()
             loader.add_value("url", link)
-            _add_text(loader, "title", (node_elements(node, "title") or [None])[0])
+            _add_text(loader, "title", _element(node, "title"))
             _add_text(loader, "summary", _first(node, "summary", "content"))
             # An entry's content is the whole post (a feed of excerpts gives only summary).
             # Links in it are relative to the post, not to the feed.
@@ -143,7 +152,7 @@ class FeedLayout(Layout):
         # RSS: a missing <link> falls back to a permalink <guid> (isPermaLink defaults true).
         link = _text(_first(node, "link", "guid[not(@isPermaLink='false')]"))
         loader.add_value("url", link)
-        _add_text(loader, "title", (node_elements(node, "title") or [None])[0])
+        _add_text(loader, "title", _element(node, "title"))
         _add_text(loader, "summary", _first(node, "description", "encoded"), "html")
         # content:encoded is the whole post (WordPress, Halo); a description alone is not.
         _add_text(loader, "content", _first(node, "encoded"), "html", _joined(response, link))
@@ -157,12 +166,12 @@ class FeedLayout(Layout):
         loader.add_value("category", categories)
 
     @classmethod
-    def page_problem(cls, response: Response) -> str | None:
+    def page_problem(cls, response: TextResponse) -> str | None:
         root = feed_document(response).xpath("name(/*)").get()
         if root in ("rss", "feed", "RDF"):
             return None
         return f"not an RSS or Atom feed (its root element is <{root or 'nothing'}>)"
 
     @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         return list(dict.fromkeys(h.strip() for h in feed_document(response).xpath(_NEXT).getall()))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from parsel import Selector
-from scrapy.http import Response
+from parsel import Selector, SelectorList
+from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
@@ -39,16 +39,19 @@ class HexoLayout(Layout):
 
     name = "hexo"
     signature = (
-        "a.post-title-link", ".post-block", "div.headband", "meta[name=generator][content^=Hexo]"
+        "a.post-title-link",
+        ".post-block",
+        "div.headband",
+        "meta[name=generator][content^=Hexo]",
     )
 
     @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+    def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
         # One union query: document order, and a node matched by two parts is returned once.
         return response.css("article.post-block, article.post, .post-block > article.post-content")
 
     @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+    def populate(cls, loader: PostLoader, node: Selector, response: TextResponse) -> None:
         link = node.css("a.post-title-link")[:1]
         loader.add_value("url", link.attrib.get("href"))
         loader.add_value("title", node_texts(link))
@@ -61,7 +64,7 @@ class HexoLayout(Layout):
         loader.add_css("author", "[itemprop=author] meta[itemprop=name]::attr(content)")
 
     @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = response.css(".pagination a.next::attr(href), .pagination a[rel=next]::attr(href)")
         return [h for h in dict.fromkeys(h.strip() for h in links.getall()) if h]
 
@@ -70,14 +73,21 @@ class HexoLayout(Layout):
     # reward box, the copyright box and the "read more" anchor, none of them the post.
     post_body = ".post-body"
     post_chrome = (
-        ".reward-container", "#reward-container", ".post-reward", "#donate", ".reward",
-        ".post-copyright", ".post-widgets", ".post-nav", ".post-footer",
-    )  # fmt: skip
+        ".reward-container",
+        "#reward-container",
+        ".post-reward",
+        "#donate",
+        ".reward",
+        ".post-copyright",
+        ".post-widgets",
+        ".post-nav",
+        ".post-footer",
+    )
 
     @classmethod
-    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
         cls.populate_post_metadata(loader, response)
-        post = cls.post_nodes(response)[:1]
+        post = SelectorList(list(cls.post_nodes(response))[:1])
         loader.add_value("category", node_texts(post, _CATEGORIES))
         # NexT 8 writes a tag as "# name"; 5 and 7 put an icon before it.
         tags = (a.xpath("normalize-space()").get("") for a in post.css(".post-tags a"))

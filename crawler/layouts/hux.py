@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable
 
 from parsel import Selector
-from scrapy.http import Response
+from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
@@ -36,11 +36,11 @@ class HuxLayout(Layout):
     signature = ("nav.navbar-custom", "div.post-preview > a > h2.post-title", "ul.pager li.next")
 
     @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+    def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
         return response.css("div.post-preview")
 
     @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+    def populate(cls, loader: PostLoader, node: Selector, response: TextResponse) -> None:
         loader.add_value("url", node_texts(node, f"{_LINK}/@href"))
         loader.add_value("title", node_texts(node, _TITLE))
         loader.add_value("summary", node_texts(node, _SUMMARY))
@@ -50,7 +50,7 @@ class HuxLayout(Layout):
             loader.add_value("published_raw", match.group(2))
 
     @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = (h.strip() for h in response.css("ul.pager li.next a::attr(href)").getall())
         return [h for h in dict.fromkeys(links) if h]
 
@@ -58,11 +58,19 @@ class HuxLayout(Layout):
     # previous/next pager, the share box and the comment box; tags are in the header.
     post_body = ".post-container"
     post_chrome = (
-        "ul.pager", ".social-share-wrapper", ".social-share", ".comment", "#disqus_comment",
-        "#disqus_thread", "#gitalk-container", "#lv-container", "hr[style]", ".post-footer-item",
-    )  # fmt: skip
+        "ul.pager",
+        ".social-share-wrapper",
+        ".social-share",
+        ".comment",
+        "#disqus_comment",
+        "#disqus_thread",
+        "#gitalk-container",
+        "#lv-container",
+        "hr[style]",
+        ".post-footer-item",
+    )
 
     @classmethod
-    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
         loader.add_css("tags", "header .post-heading .tags a.tag::text, header .tags a::text")
         cls.populate_post_metadata(loader, response)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from parsel import Selector
-from scrapy.http import Response
+from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
@@ -35,16 +35,18 @@ class WordpressLayout(Layout):
 
     name = "wordpress"
     signature = (
-        "meta[name=generator][content^=WordPress]", "link[rel='https://api.w.org/']",
-        "article.post .entry-title a", "time.entry-date[datetime]",
-    )  # fmt: skip
+        "meta[name=generator][content^=WordPress]",
+        "link[rel='https://api.w.org/']",
+        "article.post .entry-title a",
+        "time.entry-date[datetime]",
+    )
 
     @classmethod
-    def post_nodes(cls, response: Response) -> Iterable[Selector]:
+    def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
         return response.css("article.post")
 
     @classmethod
-    def populate(cls, loader: PostLoader, node: Selector, response: Response) -> None:
+    def populate(cls, loader: PostLoader, node: Selector, response: TextResponse) -> None:
         link = node.css(".entry-title a")[:1]
         loader.add_value("url", link.attrib.get("href"))
         loader.add_value("title", node_texts(link))
@@ -56,7 +58,7 @@ class WordpressLayout(Layout):
         loader.add_value("tags", node.css(".tags-links a::text").getall())
 
     @classmethod
-    def next_page_urls(cls, response: Response) -> Iterable[str]:
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         return [h for h in dict.fromkeys(h.strip() for h in response.css(_NEXT).getall()) if h]
 
     # A post page (single.php): the body is .entry-content, where sharing and related-post
@@ -64,17 +66,21 @@ class WordpressLayout(Layout):
     # (Twenty Twenty .entry-categories) or footer (.cat-links), tags .tags-links/.post-tags.
     post_body = ".entry-content"
     post_chrome = (
-        ".sharedaddy", ".jp-relatedposts", "#jp-relatedposts", ".addtoany_share_save_container",
-        ".a2a_kit", ".kiwi-article-bar", ".post-nav-links", ".screen-reader-text",
-    )  # fmt: skip
+        ".sharedaddy",
+        ".jp-relatedposts",
+        "#jp-relatedposts",
+        ".addtoany_share_save_container",
+        ".a2a_kit",
+        ".kiwi-article-bar",
+        ".post-nav-links",
+        ".screen-reader-text",
+    )
 
     @classmethod
-    def populate_post(cls, loader: PostLoader, response: Response) -> None:
+    def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
         article = response.css("article")[:1] or response.css("body")
         loader.add_value(
             "category", article.css(".entry-categories a::text, .cat-links a::text").getall()
         )
-        loader.add_value(
-            "tags", article.css(".tags-links a::text, .post-tags a::text").getall()
-        )
+        loader.add_value("tags", article.css(".tags-links a::text, .post-tags a::text").getall())
         cls.populate_post_metadata(loader, response)

@@ -27,7 +27,7 @@ class ChineseEncodingMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         if not isinstance(response, TextResponse):
             return response
-        content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+        content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         if declared_encoding(response.body, content_type):
             return response
         try:

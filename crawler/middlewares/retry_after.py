@@ -65,10 +65,13 @@ class RetryAfterMiddleware:
             stats.inc_value("retry_after/too_long")
             logger.error(
                 "%s asks to wait %.0fs (Retry-After), more than RETRY_AFTER_MAX=%.0fs: giving up",
-                request.url, delay, self.max_wait,
-            )  # fmt: skip
+                request.url,
+                delay,
+                self.max_wait,
+            )
             request.meta["dont_retry"] = True
             return response
+        assert self.crawler.spider is not None
         retry = get_retry_request(
             request, spider=self.crawler.spider, reason=f"{response.status} Retry-After"
         )

@@ -144,8 +144,9 @@ def _entries_setting(settings: BaseSettings, name: str) -> int:
     except (TypeError, ValueError):
         number = -1
     if number < 0:
-        raise ValueError(f"setting {name} must be a whole number of entries (0 or more), "
-                         f"not {value!r}")
+        raise ValueError(
+            f"setting {name} must be a whole number of entries (0 or more), not {value!r}"
+        )
     return number
 
 
@@ -212,7 +213,8 @@ def _previous(document: bytes | None) -> _Previous:
     if root.tag != _ATOM_FEED:
         return _Previous()
     feed_id = (root.findtext(_ATOM_ID) or "").strip() or None
-    links = root.xpath("a:link[not(@rel) or @rel='alternate']/@href", namespaces={"a": ATOM_NS})
+    found = root.xpath("a:link[not(@rel) or @rel='alternate']/@href", namespaces={"a": ATOM_NS})
+    links = found if isinstance(found, list) else []
     rendered: dict[str, str] = {}
     for entry in root.iterchildren(_ATOM_ENTRY):
         digest, content = entry.findtext(DIGEST_TAG), entry.find(_ATOM_CONTENT)
@@ -229,9 +231,17 @@ class _FeedBuilder:
         self.renderer = _Renderer()
         self.rendered = 0  # bodies rendered (not taken from a feed's previous version)
 
-    def feed(self, feed_id: str, title: str, link: str | None,
-             posts: Iterable[Mapping[str, Any]], *, previous: Mapping[str, str],
-             empty_updated: datetime | None, with_source: bool) -> bytes:
+    def feed(
+        self,
+        feed_id: str,
+        title: str,
+        link: str | None,
+        posts: Iterable[Mapping[str, Any]],
+        *,
+        previous: Mapping[str, str],
+        empty_updated: datetime | None,
+        with_source: bool,
+    ) -> bytes:
         """The feed's bytes; ``previous`` is HTML already made, by Markdown digest."""
         generator = FeedGenerator()
         generator.register_extension("blogcrawler", _FeedExtension, _EntryExtension, rss=False)
@@ -250,8 +260,14 @@ class _FeedBuilder:
         generator.updated(newest or empty_updated or _EPOCH)
         return generator.atom_str(pretty=True, encoding="UTF-8")
 
-    def entry(self, generator: FeedGenerator, post: Mapping[str, Any],
-              previous: Mapping[str, str], *, with_source: bool) -> datetime:
+    def entry(
+        self,
+        generator: FeedGenerator,
+        post: Mapping[str, Any],
+        previous: Mapping[str, str],
+        *,
+        with_source: bool,
+    ) -> datetime:
         """Add ``post`` as the feed's last entry; return its updated time."""
         url = _text(post.get("url"))
         entry = generator.add_entry(order="append")
@@ -296,7 +312,9 @@ class _FeedBuilder:
 
 
 def write_feeds(
-    settings: BaseSettings, store: PostStore, out: Path,
+    settings: BaseSettings,
+    store: PostStore,
+    out: Path,
     site_urls: Mapping[str, str] | None = None,
 ) -> FeedsResult:
     """Write ``out/feeds/<site>.xml`` for every site in the store and ``out/feeds/all.xml``,
@@ -339,8 +357,9 @@ def write_feeds(
     skipped: list[str] = []
     builder = _FeedBuilder(urls)
 
-    def write(path: Path, new_id: str, title: str, link: str | None, newest: _Newest,
-              with_source: bool) -> str | None:
+    def write(
+        path: Path, new_id: str, title: str, link: str | None, newest: _Newest, with_source: bool
+    ) -> str | None:
         """Write one feed if it changed; return its link."""
         old = read_if_present(path)
         previous = _previous(old)
@@ -348,9 +367,15 @@ def write_feeds(
         # call knows the site's URL and an earlier one did not. A link once known stays too,
         # so a call that lacks it (one site crawled alone) does not rewrite the feed.
         link = link or previous.link
-        data = builder.feed(previous.feed_id or new_id, title, link,
-                            _in_order(store, newest.ids()), previous=previous.rendered,
-                            empty_updated=newest.last_crawl, with_source=with_source)
+        data = builder.feed(
+            previous.feed_id or new_id,
+            title,
+            link,
+            _in_order(store, newest.ids()),
+            previous=previous.rendered,
+            empty_updated=newest.last_crawl,
+            with_source=with_source,
+        )
         if data == old:
             unchanged.append(path)
         else:
@@ -361,18 +386,30 @@ def write_feeds(
     for site in sorted(sites):
         name = _site_feed_name(site)
         if name is None:
-            logger.warning("site %r: no feed of its own (its name cannot be a feed's file"
-                           " name); its posts are in %s.xml", site, ALL_FEED)
+            logger.warning(
+                "site %r: no feed of its own (its name cannot be a feed's file"
+                " name); its posts are in %s.xml",
+                site,
+                ALL_FEED,
+            )
             skipped.append(site)
             continue
         url = urls.get(site)
-        if link := write(folder / f"{name}.xml", url or f"{TAG_PREFIX}site/{site}", site, url,
-                         sites[site], with_source=False):
+        if link := write(
+            folder / f"{name}.xml",
+            url or f"{TAG_PREFIX}site/{site}",
+            site,
+            url,
+            sites[site],
+            with_source=False,
+        ):
             urls[site] = link  # all.xml's entries name their blog with it
-    write(folder / f"{ALL_FEED}.xml", ALL_FEED_ID, ALL_FEED_TITLE, None, everything,
-          with_source=True)
-    return FeedsResult(folder, tuple(rewritten), tuple(unchanged), tuple(skipped),
-                       rendered=builder.rendered)
+    write(
+        folder / f"{ALL_FEED}.xml", ALL_FEED_ID, ALL_FEED_TITLE, None, everything, with_source=True
+    )
+    return FeedsResult(
+        folder, tuple(rewritten), tuple(unchanged), tuple(skipped), rendered=builder.rendered
+    )
 
 
 def _in_order(store: PostStore, ids: list[str]) -> list[dict[str, Any]]:

@@ -127,7 +127,7 @@ class JsonLinesExporter(PostRowsExporter):
 
     def export_item(self, item: Any) -> None:
         row = item if self.is_row(item) else self.values(item, None)
-        self.file.write((self.encoder.encode(row) + "\n").encode(self.encoding))
+        self.file.write((self.encoder.encode(row) + "\n").encode(self.encoding or "utf-8"))
 
 
 class SafeCsvItemExporter(PostRowsExporter):
@@ -135,18 +135,27 @@ class SafeCsvItemExporter(PostRowsExporter):
     optional BOM; written with the ``csv`` module, quoting as Scrapy's CSV exporter does."""
 
     def __init__(
-        self, file: IO[bytes], *, bom: bool = False, include_headers_line: bool = True,
-        join_multivalued: str = DEFAULT_LIST_SEPARATOR, errors: str | None = None,
+        self,
+        file: IO[bytes],
+        *,
+        bom: bool = False,
+        include_headers_line: bool = True,
+        join_multivalued: str = DEFAULT_LIST_SEPARATOR,
+        errors: str | None = None,
         **kwargs: Any,
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__(**kwargs)
         self.include_headers_line = include_headers_line
         self.join_multivalued = join_multivalued
         # newline="": the csv module writes its own line ends (\r\n), as Scrapy's does.
         self.stream = io.TextIOWrapper(
-            file, encoding=self.encoding, errors=errors, newline="", line_buffering=False,
+            file,
+            encoding=self.encoding,
+            errors=errors,
+            newline="",
+            line_buffering=False,
             write_through=True,
-        )  # fmt: skip
+        )
         if bom:
             self.stream.write("\ufeff")
         self.writer = csv.writer(self.stream, **self.extra_options)

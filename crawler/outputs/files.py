@@ -99,7 +99,7 @@ class AtomicFile:
             os.close(fd)
             self.discard()
             raise ExportError.of(self.path, exc) from exc
-        self.file = io.BufferedWriter(_Target(fd, self.path))
+        self.file = io.BufferedWriter(_Target(fd, self.path))  # type: ignore[arg-type]
         return self.file
 
     def commit(self) -> None:
@@ -159,4 +159,3 @@ def read_if_present(path: Path) -> bytes | None:
         return None
     except OSError as exc:
         raise ExportError.of(path, exc) from exc
-

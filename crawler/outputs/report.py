@@ -144,7 +144,8 @@ def _recent_runs(runs_dir: Path, run_id: str, store: PostStore) -> list[dict[str
     ids: list[str] = []
     if runs_dir.is_dir():
         ids = sorted(
-            entry.name for entry in runs_dir.iterdir()
+            entry.name
+            for entry in runs_dir.iterdir()
             if entry.name != run_id and (entry / "summary.json").is_file()
         )
     documents: list[tuple[str, dict[str, Any]]] = []
@@ -223,7 +224,7 @@ def _posts_and_weeks(
 ) -> tuple[list[dict[str, Any]], dict[str, Any], int, set[str]]:
     """One pass over the store: the ``newest`` dated posts across sites, the posts published
     per week per site, the number of posts and the sites."""
-    heap: list[tuple[datetime, int, Mapping[str, Any]]] = []
+    heap: list[tuple[datetime, int, dict[str, Any]]] = []
     tiebreak = count()  # equal times: the order the store gave
     per_week: dict[str, dict[date, int]] = defaultdict(lambda: defaultdict(int))
     total = 0
@@ -259,8 +260,7 @@ def _chart_weeks(per_week: Mapping[str, Mapping[date, int]], now: datetime) -> d
     last = min(max(mondays), this_week)
     starts = [last - timedelta(weeks=n) for n in range(CHART_WEEKS - 1, -1, -1)]
     counts = {
-        site: [weeks.get(start, 0) for start in starts]
-        for site, weeks in sorted(per_week.items())
+        site: [weeks.get(start, 0) for start in starts] for site, weeks in sorted(per_week.items())
     }
     return {
         "starts": [start.isoformat() for start in starts],
@@ -295,8 +295,12 @@ def view_gains(rows: Iterable[Mapping[str, Any]], start: datetime) -> Iterator[d
             continue  # nothing seen in the window
         base = before if before is not None else first
         yield {
-            "id": post_id, "url": row.get("url"), "site": row.get("site"),
-            "gain": last - base, "from": base, "to": last,
+            "id": post_id,
+            "url": row.get("url"),
+            "site": row.get("site"),
+            "gain": last - base,
+            "from": base,
+            "to": last,
         }
 
 
@@ -425,6 +429,9 @@ def render(data: Mapping[str, Any]) -> str:
         " img-src data:; base-uri 'none'; form-action 'none'"
     )
     return TEMPLATE.format(
-        csp=csp, style=STYLE, run_id=_escape_text(str(data.get("run_id", ""))),
-        data=_embedded_json(data), script=script,
+        csp=csp,
+        style=STYLE,
+        run_id=_escape_text(str(data.get("run_id", ""))),
+        data=_embedded_json(data),
+        script=script,
     )

@@ -183,8 +183,6 @@ def _fixed_offset(minutes: int) -> tzinfo:
     return UTC if minutes == 0 else fixed_timezone(timedelta(minutes=minutes))
 
 
-
-
 def _dateparser_for(timezone: str, now: datetime) -> Any:
     """A ``DateDataParser`` for a timezone, with relative dates counted from ``now``.
 
@@ -431,7 +429,7 @@ def _parse(text: str, timezone: str, now: datetime | None) -> ParsedDate | None:
         result = _chinese(text, zone, now)
     if result is False:
         result = _absolute(_ENGLISH, text, zone)
-    if result is not False:
+    if not isinstance(result, bool):
         return result
 
     current = _current(now, zone)

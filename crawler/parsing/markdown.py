@@ -25,12 +25,34 @@ from parsel.csstranslator import css2xpath
 # line-number gutters (hexo/NexT td.gutter, rouge td.gutter/.lineno, Prism
 # .line-numbers-rows), heading anchors with no text of their own (NexT a.headerlink).
 COMMON_CHROME: tuple[str, ...] = (
-    "script", "style", "noscript", "template", "textarea", "button", "form", "input",
-    "select", "svg", "iframe", "object", "embed", "canvas", "[hidden]",
-    "[style*='display:none']", "[style*='display: none']",
-    "td.gutter", ".gutter", ".lineno", ".rouge-gutter", ".line-numbers-rows",
-    "a.headerlink", ".copy-btn", ".copy-button", ".code-copy", ".highlight-tools",
-)  # fmt: skip
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "textarea",
+    "button",
+    "form",
+    "input",
+    "select",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "canvas",
+    "[hidden]",
+    "[style*='display:none']",
+    "[style*='display: none']",
+    "td.gutter",
+    ".gutter",
+    ".lineno",
+    ".rouge-gutter",
+    ".line-numbers-rows",
+    "a.headerlink",
+    ".copy-btn",
+    ".copy-button",
+    ".code-copy",
+    ".highlight-tools",
+)
 
 # Containers a highlighter puts around one code block: replaced by the block itself.
 _CODE_WRAPPERS = {"table", "tbody", "tr", "td", "figure", "div"}
@@ -151,12 +173,15 @@ class ChromeMatcher:
             candidates = [*self.by_tag.get(tag, ()), *self.others]
             for name in classes:
                 candidates += self.by_class.get(name, ())
-            if "id" in element.attrib:
-                candidates += self.by_id.get(element.get("id"), ())
+            element_id = element.get("id")
+            if element_id is not None:
+                candidates += self.by_id.get(str(element_id), ())
             if any(c.matches(element, classes) for c in candidates):
                 found.append(element)
         if self.xpath is not None:
-            found += [e for e in self.xpath(root) if e is not root]
+            matched = self.xpath(root)
+            if isinstance(matched, list):
+                found += [e for e in matched if isinstance(e, etree._Element) and e is not root]
         return found
 
 
@@ -170,8 +195,12 @@ def _compound(selector: str) -> _Compound | None:
         (name, operator or None, "".join(values))
         for name, operator, *values in _ATTRIBUTE.findall(match["attributes"])
     )
-    return _Compound(tag, match["id"][1:] if match["id"] else None,
-                     frozenset(c for c in match["classes"].split(".") if c), attributes)
+    return _Compound(
+        tag,
+        match["id"][1:] if match["id"] else None,
+        frozenset(c for c in match["classes"].split(".") if c),
+        attributes,
+    )
 
 
 @cache
@@ -222,7 +251,7 @@ def _code_text(pre: etree._Element) -> str:
         _remove(gutter)
     for br in pre.iter("br"):
         br.tail = "\n" + (br.tail or "")
-    return "".join(pre.itertext()).strip("\n")
+    return "".join(str(text) for text in pre.itertext()).strip("\n")
 
 
 def _is_gutter_element(element: etree._Element) -> bool:
@@ -279,8 +308,9 @@ def _plain_code_blocks(body: etree._Element) -> None:
 def _lazy_images(body: etree._Element) -> None:
     for image in body.iter("img"):
         for attribute in _LAZY_SOURCES:
-            if image.get(attribute):
-                image.set("src", image.get(attribute))
+            source = image.get(attribute)
+            if source:
+                image.set("src", source)
                 break
 
 
@@ -290,6 +320,7 @@ def word_count(texts: Iterable[str]) -> int:
     return cjk + len(_WORD.findall(rest))
 
 
+_TEXTS_OUTSIDE_CODE = etree.XPath(".//text()[not(ancestor::pre)]")
 # lxml.html (parsel's parser) looks up a Python element class for every element a walk
 # touches; a plain etree parser does not, which halves the cost of the steps below.
 _PARSER = etree.HTMLParser(remove_comments=True, remove_pis=True)
@@ -316,7 +347,7 @@ def body_markdown(
     for found in chrome_matcher(tuple(chrome)).find(element):
         _remove(found)
     _lazy_images(element)
-    texts = element.xpath(".//text()[not(ancestor::pre)]")
+    texts = [str(text) for text in _TEXTS_OUTSIDE_CODE(element)]  # type: ignore[union-attr]
     markup = etree.tostring(element, encoding="unicode", method="html")
     options = dataclasses.replace(_OPTIONS, base_url=base_url)
     markdown = html_to_markdown.convert(markup, options).content or ""
@@ -346,9 +377,15 @@ def main_text(
     import trafilatura
 
     extracted = trafilatura.extract(
-        page.get(), url=base_url, output_format="html", include_links=True,
-        include_images=True, include_tables=True, include_formatting=True, favor_recall=True,
-    )  # fmt: skip
+        page.get(),
+        url=base_url,
+        output_format="html",
+        include_links=True,
+        include_images=True,
+        include_tables=True,
+        include_formatting=True,
+        favor_recall=True,
+    )
     if not extracted:
         return None, None
     return html_markdown(extracted, base_url), "trafilatura"

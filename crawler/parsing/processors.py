@@ -21,9 +21,7 @@ _WHITESPACE = re.compile(r"\s+")
 # segments, no query or fragment. w3lib and urljoin return it unchanged
 # (tests/test_fast_paths.py checks), so skipping them changes nothing but the cost.
 _PORT = r"(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d\d|655[0-2]\d|6553[0-5]))?"
-PLAIN_URL = re.compile(
-    rf"https?://[a-z0-9.-]+{_PORT}(?![^?#]*/\.\.?(?:/|$))/[A-Za-z0-9._~/-]*"
-)
+PLAIN_URL = re.compile(rf"https?://[a-z0-9.-]+{_PORT}(?![^?#]*/\.\.?(?:/|$))/[A-Za-z0-9._~/-]*")
 # Platform labels in front of a summary (cnblogs' "摘要：") and "read more" links behind it.
 _LEADING_LABEL = re.compile(r"^\s*(?:摘要|简介|概要|Summary|Abstract)\s*[:：]\s*", re.IGNORECASE)
 _TRAILING_READMORE = re.compile(
@@ -157,8 +155,11 @@ def labelled_counts(texts: Iterable[str]) -> dict[str, int]:
         # forms, so that "(8) 评论" can never be read as 8 comments.
         label_first = list(_LABEL_FIRST.finditer(text))
         for match in label_first:
-            number, suffix = (match.group(2), match.group(3)) if match.group(2) else (
-                match.group(4), match.group(5))
+            number, suffix = (
+                (match.group(2), match.group(3))
+                if match.group(2)
+                else (match.group(4), match.group(5))
+            )
             _store(found, _field_of(match.group(1)), number, suffix)
         if len(label_first) == len(labels):
             continue  # every label was read: the rest holds none
@@ -212,7 +213,7 @@ def post_id(url: str) -> str:
     return hashlib.sha1(url.encode("utf-8")).hexdigest()[:16]
 
 
-def unique(values: Iterable[str]) -> list[str]:
+def unique(values: Iterable[str | None]) -> list[str]:
     """Values in first-seen order, without repeats or empties (tags)."""
     return list(dict.fromkeys(v for v in values if v))
 

@@ -50,6 +50,8 @@ def node_texts(
 def node_elements(node: Selector, query: str, **variables: Any) -> list[etree._Element]:
     """The lxml elements a query selects under a selector (for element-level reading)."""
     found = _compiled(query)(node.root, **variables)
+    if not isinstance(found, list):
+        return []  # string(), count(): no elements
     return [element for element in found if isinstance(element, etree._Element)]
 
 
@@ -88,4 +90,4 @@ def own_texts(element: etree._Element) -> list[str]:
 
 def all_texts(element: etree._Element) -> list[str]:
     """Every text node under the element (XPath ``.//text()``)."""
-    return list(element.itertext())
+    return [str(text) for text in element.itertext()]

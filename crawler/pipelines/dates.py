@@ -39,7 +39,10 @@ class DatesPipeline:
         item["crawled_at"] = now.isoformat()
         raw, updated = item.get("published_raw"), item.get("updated_raw")
         dates = post_dates(raw, updated, item.get("timezone") or DEFAULT_TIMEZONE, now)
-        item["published_at"], item["date_precision"] = dates["published_at"], dates["date_precision"]
+        item["published_at"], item["date_precision"] = (
+            dates["published_at"],
+            dates["date_precision"],
+        )
         if updated:
             item["updated_at"] = dates["updated_at"]
         site = item.get("site")

@@ -108,7 +108,6 @@ class RunLock(_Lock):
             self._fd = None
 
 
-
 class StoreRunLock(_Lock):
     """``with StoreRunLock(url):`` — one run at a time per PostgreSQL store, whichever machine
     runs it: a session advisory lock (``pg_try_advisory_lock``) held for the run on a
@@ -127,13 +126,16 @@ class StoreRunLock(_Lock):
         # Keepalives set for this session: the server notices a holder whose machine vanished
         # within about a minute, not the system's default two hours.
         connection = connect(
-            self.url, "run", tcp_keepalives_idle="30", tcp_keepalives_interval="10",
+            self.url,
+            "run",
+            tcp_keepalives_idle="30",
+            tcp_keepalives_interval="10",
             tcp_keepalives_count="3",
-        )  # fmt: skip
+        )
         key = advisory_key(self.NAME)
         try:
-            taken = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()[0]
-            if not taken:
+            row = connection.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            if not (row and row[0]):
                 holder = self._holder(connection, key)
                 raise LockBusy(
                     f"another run ({holder}) is using the store {describe(self.url)};"
@@ -174,7 +176,6 @@ class StoreRunLock(_Lock):
                 logger.debug("unlocking the store failed (closing releases it): %s", exc)
             self._connection.close()
             self._connection = None
-
 
 
 def run_lock(settings: BaseSettings) -> RunLock | StoreRunLock:

@@ -82,8 +82,16 @@ class SiteSummary:
 
     @classmethod
     def from_stats(
-        cls, *, site: str, layout: str, url: str, stats: dict[str, Any], failures: list[str],
-        stored_before: int, finish_reason: str, thresholds: HealthThresholds,
+        cls,
+        *,
+        site: str,
+        layout: str,
+        url: str,
+        stats: dict[str, Any],
+        failures: list[str],
+        stored_before: int,
+        finish_reason: str,
+        thresholds: HealthThresholds,
         post_failures: Sequence[str] = (),
     ) -> SiteSummary:
         """Summarise a crawler's stats and judge the site's health."""
@@ -172,10 +180,18 @@ def exit_status(summaries: list[SiteSummary]) -> int:
 
 
 COLUMNS = (
-    ("site", "site"), ("pages", "pages_fetched"), ("304", "pages_unchanged"),
-    ("posts", "posts_seen"), ("new", "new"), ("changed", "changed"), ("dropped", "dropped"),
-    ("date fail", "date_failures"), ("http err", "http_errors"), ("post pages", "post_pages"),
-    ("post fail", "post_failures_count"), ("secs", "duration_s"),
+    ("site", "site"),
+    ("pages", "pages_fetched"),
+    ("304", "pages_unchanged"),
+    ("posts", "posts_seen"),
+    ("new", "new"),
+    ("changed", "changed"),
+    ("dropped", "dropped"),
+    ("date fail", "date_failures"),
+    ("http err", "http_errors"),
+    ("post pages", "post_pages"),
+    ("post fail", "post_failures_count"),
+    ("secs", "duration_s"),
 )
 # Post pages not read are listed under the table, this many a site (all in summary.json).
 LISTED_POST_FAILURES = 5
@@ -200,7 +216,10 @@ def format_table(summaries: list[SiteSummary]) -> str:
 
 
 def write_summary(
-    path: Path, run_id: str, summaries: list[SiteSummary], status: int,
+    path: Path,
+    run_id: str,
+    summaries: list[SiteSummary],
+    status: int,
     notes: Sequence[str] = (),
 ) -> None:
     """Save the run's summary as JSON (beside the run's exports); ``notes``: what the run

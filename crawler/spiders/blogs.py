@@ -26,7 +26,7 @@ from w3lib.url import canonicalize_url
 from crawler.arguments import validate_arguments
 from crawler.items import PostItem
 from crawler.layouts import get_layout, layouts
-from crawler.layouts.base import merge_post_page
+from crawler.layouts.base import as_text, merge_post_page
 from crawler.parsing.loaders import PostLoader
 from crawler.sites import SiteConfig
 from crawler.spiders.failures import describe_failure
@@ -68,11 +68,16 @@ class BlogSpider(scrapy.Spider):
         throttle_loopback = settings.getbool("THROTTLE_LOOPBACK")
         for config in spider.site_configs:
             layout = get_layout(config.layout)
-            spider.sites.add(SiteCrawl(
-                config=config, layout=layout, root=layout.site_root(config.url),
-                full=spider.full, content=spider.content,
-                fast=config.is_loopback and not throttle_loopback,
-            ))
+            spider.sites.add(
+                SiteCrawl(
+                    config=config,
+                    layout=layout,
+                    root=layout.site_root(config.url),
+                    full=spider.full,
+                    content=spider.content,
+                    fast=config.is_loopback and not throttle_loopback,
+                )
+            )
         loopback = {site.config.host for site in spider.sites if site.fast}
         if loopback:
             # Politeness delays protect other people's servers; a site on this machine
@@ -107,10 +112,15 @@ class BlogSpider(scrapy.Spider):
     def list_request(self, site: SiteCrawl, url: str) -> scrapy.Request:
         """A request for a list page of ``site`` (filtered per run by _first_time)."""
         site.pages_requested += 1
-        return self.sites.requested(scrapy.Request(
-            url, callback=self.parse, errback=self.request_failed, dont_filter=True,
-            meta=site.meta(list_page=True),
-        ))
+        return self.sites.requested(
+            scrapy.Request(
+                url,
+                callback=self.parse,
+                errback=self.request_failed,
+                dont_filter=True,
+                meta=site.meta(list_page=True),
+            )
+        )
 
     def post_request(self, site: SiteCrawl, item: PostItem) -> scrapy.Request:
         """A request for the page of the post ``item``, which it carries until answered.
@@ -119,10 +129,16 @@ class BlogSpider(scrapy.Spider):
         page takes, and a site's posts leave the crawl as its list is read."""
         site.posts_asked.add(item["id"])
         item.update(post_page_failed=False, gone=False)  # until this request fails
-        return self.sites.requested(scrapy.Request(
-            item["url"], callback=self.parse_post, errback=self.post_failed, priority=1,
-            dont_filter=True, meta=site.meta(post_item=item),
-        ))
+        return self.sites.requested(
+            scrapy.Request(
+                item["url"],
+                callback=self.parse_post,
+                errback=self.post_failed,
+                priority=1,
+                dont_filter=True,
+                meta=site.meta(post_item=item),
+            )
+        )
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[PostItem | scrapy.Request]:
         site = self.sites.of_request(response.request)  # type: ignore[arg-type]
@@ -142,20 +158,19 @@ class BlogSpider(scrapy.Spider):
         self, site: SiteCrawl, response: Response
     ) -> Iterator[PostItem | scrapy.Request]:
         """The posts of one list page, then the requests for the list pages it links."""
-        layout = site.layout
-        problem = layout.page_problem(response)
+        layout, page = site.layout, as_text(response)
+        problem = layout.page_problem(page)
         if problem:
             site.failures.append(f"{response.url}: {problem}")
             self.sites.count(site.name, "layout/wrong_pages")
             logger.error("%s: %s is %s", site.name, response.url, problem)
         try:
-            items = layout.extract(response)
-            next_urls = [response.urljoin(link) for link in layout.next_page_urls(response)]
+            items = layout.extract(page)
+            next_urls = [page.urljoin(link) for link in layout.next_page_urls(page)]
         except Exception as exc:  # a page the layout cannot read: a failure of this site
             site.failures.append(f"{response.url}: cannot read it: {type(exc).__name__}: {exc}")
             self.sites.count(site.name, "layout/unreadable_pages")
-            logger.error("%s: cannot read %s as %s: %s", site.name, response.url, layout.name,
-                         exc)
+            logger.error("%s: cannot read %s as %s: %s", site.name, response.url, layout.name, exc)
             logger.debug("the error reading %s", response.url, exc_info=True)
             return
         self.sites.count(site.name, "layout/list_pages")
@@ -165,14 +180,16 @@ class BlogSpider(scrapy.Spider):
             logger.warning("no posts found on %s (layout %s)", response.url, layout.name)
         self.sites.expect_items(site, len(items))
         for item in items:
-            item.update(site=site.name, layout=layout.name, source_page=response.url,
-                        timezone=site.config.timezone)
+            item.update(
+                site=site.name,
+                layout=layout.name,
+                source_page=response.url,
+                timezone=site.config.timezone,
+            )
             yield from self._post_or_page(site, item)
         yield from self.follow(site, response, next_urls)
 
-    def _post_or_page(
-        self, site: SiteCrawl, item: PostItem
-    ) -> Iterator[PostItem | scrapy.Request]:
+    def _post_or_page(self, site: SiteCrawl, item: PostItem) -> Iterator[PostItem | scrapy.Request]:
         """The post itself, or the request for its page when its content is to be read
         (the incremental middleware drops the requests for pages already read)."""
         url, post = item.get("url"), item.get("id")
@@ -201,8 +218,9 @@ class BlogSpider(scrapy.Spider):
                 yield item
                 return
             try:
-                page = site.layout.read_post(response)
-                extra = [response.urljoin(url) for url in site.layout.post_extra_urls(response)]
+                text = as_text(response)
+                page = site.layout.read_post(text)
+                extra = [text.urljoin(url) for url in site.layout.post_extra_urls(text)]
             except Exception as exc:  # a page the layout cannot read: this post's failure
                 self._post_not_read(site, item, response.url, f"cannot read it: {exc}")
                 logger.debug("the error reading %s", response.url, exc_info=True)
@@ -214,10 +232,16 @@ class BlogSpider(scrapy.Spider):
                 self.sites.count(site.name, f"posts/pages_read_by_{page.method}")
             merge_post_page(item, page.fields)
             if extra:
-                yield self.sites.requested(scrapy.Request(
-                    extra[0], callback=self.parse_post_extra, errback=self.post_extra_failed,
-                    priority=2, dont_filter=True, meta=site.meta(post_item=item),
-                ))
+                yield self.sites.requested(
+                    scrapy.Request(
+                        extra[0],
+                        callback=self.parse_post_extra,
+                        errback=self.post_extra_failed,
+                        priority=2,
+                        dont_filter=True,
+                        meta=site.meta(post_item=item),
+                    )
+                )
                 return
             yield item
         finally:
@@ -229,8 +253,9 @@ class BlogSpider(scrapy.Spider):
         assert site is not None
         item: PostItem = response.meta["post_item"]
         try:
-            loader = PostLoader(selector=response.selector, base_url=response.url)
-            site.layout.populate_post_extra(loader, response)
+            text = as_text(response)
+            loader = PostLoader(selector=text.selector, base_url=text.url)
+            site.layout.populate_post_extra(loader, text)
             merge_post_page(item, loader.loaded())
         except Exception as exc:
             self._post_not_read(site, item, response.url, f"cannot read it: {exc}")
@@ -258,8 +283,7 @@ class BlogSpider(scrapy.Spider):
         request = failure.request  # type: ignore[attr-defined]
         site = self.sites.of_request(request)
         assert site is not None
-        self._post_not_read(site, request.meta["post_item"], request.url,
-                            describe_failure(failure))
+        self._post_not_read(site, request.meta["post_item"], request.url, describe_failure(failure))
         self.sites.answered(request)
         yield request.meta["post_item"]
 
@@ -268,8 +292,9 @@ class BlogSpider(scrapy.Spider):
         item["post_page_failed"] = True
         site.post_failures.append(f"{url}: {reason}")
         self.sites.count(site.name, "posts/page_failures")
-        logger.warning("%s: post page %s not read (%s); the post keeps its list fields",
-                       site.name, url, reason)
+        logger.warning(
+            "%s: post page %s not read (%s); the post keeps its list fields", site.name, url, reason
+        )
 
     def follow(
         self, site: SiteCrawl, response: Response, urls: Iterable[str]
@@ -278,8 +303,7 @@ class BlogSpider(scrapy.Spider):
         for url in urls:
             if not site.on_site(url):
                 self.sites.count(site.name, "layout/offsite_links_skipped")
-                logger.info("not following %s from %s: outside %s", url, response.url,
-                            site.root)
+                logger.info("not following %s from %s: outside %s", url, response.url, site.root)
                 continue
             if not self._first_time(site, url):
                 continue
@@ -288,7 +312,10 @@ class BlogSpider(scrapy.Spider):
                 self.sites.count(site.name, "layout/page_limit_reached")
                 logger.warning(
                     "page limit %d reached for site %s; not following %s from %s",
-                    site.config.max_pages, site.name, url, response.url,
+                    site.config.max_pages,
+                    site.name,
+                    url,
+                    response.url,
                 )
                 continue
             yield self.list_request(site, url)
@@ -315,10 +342,16 @@ class BlogSpider(scrapy.Spider):
 def _layout_spider(name: str) -> type[BlogSpider]:
     """The ``scrapy crawl NAME`` spider of layout ``name``: a BlogSpider for that layout."""
     class_name = "".join(part.capitalize() for part in name.replace("-", "_").split("_"))
-    return type(f"{class_name}Spider", (BlogSpider,), {
-        "name": name, "layout_name": name, "__module__": __name__,
-        "__doc__": f"Crawls sites of the {name} layout (``scrapy crawl {name} -a url=…``).",
-    })
+    return type(
+        f"{class_name}Spider",
+        (BlogSpider,),
+        {
+            "name": name,
+            "layout_name": name,
+            "__module__": __name__,
+            "__doc__": f"Crawls sites of the {name} layout (``scrapy crawl {name} -a url=…``).",
+        },
+    )
 
 
 # One spider per layout, by the layout's name (CnblogsSpider is `scrapy crawl cnblogs`):

@@ -10,10 +10,11 @@ from twisted.python.failure import Failure
 def describe_failure(failure: Failure) -> str:
     """Why a request failed, in a few words: ``HTTP 404``, ``TimeoutError: …``, or what a
     middleware said when it dropped the request (robots.txt)."""
-    if failure.check(HttpError):
-        return f"HTTP {failure.value.response.status}"
-    if failure.check(IgnoreRequest):
-        return str(failure.value) or "request ignored"
+    error = failure.value
+    if isinstance(error, HttpError):
+        return f"HTTP {error.response.status}"
+    if isinstance(error, IgnoreRequest):
+        return str(error) or "request ignored"
     # Some Twisted errors carry no message: name the error alone then.
     message = failure.getErrorMessage().strip()
-    return failure.type.__name__ + (f": {message}" if message else "")
+    return type(error).__name__ + (f": {message}" if message else "")

@@ -25,9 +25,7 @@ class RegistrySpider(BlogSpider):
 
     name = "crawlall"
 
-    def __init__(
-        self, *args: Any, sites: Iterable[SiteConfig] | str = (), **kwargs: Any
-    ) -> None:
+    def __init__(self, *args: Any, sites: Iterable[SiteConfig] | str = (), **kwargs: Any) -> None:
         if isinstance(sites, str):
             sites = [SiteConfig.model_validate(entry) for entry in json.loads(sites)]
         for flag in ("full", "content"):

@@ -124,7 +124,9 @@ class SiteCrawls:
 
     def count(self, site: str | None, key: str, value: int = 1) -> None:
         """Add ``value`` to the crawl stat ``key`` and to the same count of the site."""
-        self.crawler.stats.inc_value(key, value)  # type: ignore[union-attr]
+        stats = self.crawler.stats  # set once the crawl starts, after this component is made
+        assert stats is not None
+        stats.inc_value(key, value)
         found = self.sites.get(site or "")
         if found is not None:
             found.counts[key] += value

@@ -74,7 +74,8 @@ def connect(url: str, purpose: str, **settings: str) -> psycopg.Connection:
     try:
         params = conninfo_to_dict(url)
         params.setdefault("connect_timeout", "10")
-        connection = psycopg.connect(**params, autocommit=True, application_name=name[:63])
+        params.update(autocommit=True, application_name=name[:63])
+        connection = psycopg.connect(**params)  # type: ignore[arg-type]
     except psycopg.Error as exc:
         logger.debug("connecting to %s failed", describe(url), exc_info=True)
         raise StoreUnavailable(
@@ -213,8 +214,11 @@ class PostgresStore(PostStore):
                     ) from exc
                 if deadline is None:
                     deadline = time.monotonic() + self.reconnect_seconds
-                    logger.warning("lost the connection to the store %s (%s); connecting again",
-                                   self.where, first_line(exc))
+                    logger.warning(
+                        "lost the connection to the store %s (%s); connecting again",
+                        self.where,
+                        first_line(exc),
+                    )
                 attempt = self._reconnect(deadline, attempt, exc)
 
     def _reconnect(self, deadline: float, attempt: int, error: BaseException) -> int:
@@ -289,8 +293,7 @@ class PostgresStore(PostStore):
         except psycopg.Error as exc:
             logger.debug("creating the tables of %s failed", self.where, exc_info=True)
             raise StoreUnavailable(
-                f"cannot create or upgrade the tables of the store {self.where}:"
-                f" {first_line(exc)}"
+                f"cannot create or upgrade the tables of the store {self.where}: {first_line(exc)}"
             ) from exc
 
     def schema_version(self) -> int:
@@ -317,25 +320,55 @@ class PostgresStore(PostStore):
         row = self.db.execute(_CURRENT, (post_id,)).fetchone()
         if row is None:
             return None
-        return StoredRow(*row[:5], tuple(json.loads(row[5])))
+        fingerprint, first_run, data, change, change_run, fields = row
+        return StoredRow(
+            fingerprint=fingerprint,
+            first_run=first_run,
+            data=data,
+            change=change,
+            change_run=change_run,
+            changed_fields=tuple(json.loads(fields)),
+        )
 
     def _write(self, record: Record) -> None:
         fields = json.dumps(list(record.changed_fields))
         if record.insert:
             inserted = self.db.execute(
                 _INSERT,
-                (record.id, record.site, record.published_utc, record.fingerprint, record.data,
-                 record.page_failed, record.seen_at, record.seen_at, record.run_id,
-                 record.run_id, record.change, record.change_run, fields),
+                (
+                    record.id,
+                    record.site,
+                    record.published_utc,
+                    record.fingerprint,
+                    record.data,
+                    record.page_failed,
+                    record.seen_at,
+                    record.seen_at,
+                    record.run_id,
+                    record.run_id,
+                    record.change,
+                    record.change_run,
+                    fields,
+                ),
             ).fetchone()
             if inserted is None:
                 raise _InsertRaced
         else:
             self.db.execute(
                 _UPDATE,
-                (record.site, record.published_utc, record.fingerprint, record.data,
-                 record.page_failed, record.seen_at, record.run_id, record.change,
-                 record.change_run, fields, record.id),
+                (
+                    record.site,
+                    record.published_utc,
+                    record.fingerprint,
+                    record.data,
+                    record.page_failed,
+                    record.seen_at,
+                    record.run_id,
+                    record.change,
+                    record.change_run,
+                    fields,
+                    record.id,
+                ),
             )
         if record.counts is not None:
             self.db.execute(
@@ -422,8 +455,13 @@ class PostgresStore(PostStore):
             "INSERT INTO pages VALUES (%s, %s, %s, %s, %s) ON CONFLICT (url) DO UPDATE SET"
             " etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified,"
             " next_urls = EXCLUDED.next_urls, post_ids = EXCLUDED.post_ids",
-            (url, state.etag, state.last_modified, json.dumps(list(state.next_urls)),
-             json.dumps(list(state.post_ids))),
+            (
+                url,
+                state.etag,
+                state.last_modified,
+                json.dumps(list(state.next_urls)),
+                json.dumps(list(state.post_ids)),
+            ),
         )
 
     def crawl_complete(self, site: str) -> bool:

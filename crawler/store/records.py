@@ -107,20 +107,34 @@ def decide(row: StoredRow | None, item: Mapping[str, Any], run_id: str, seen_at:
     counts = counts_of(item)
     if row is None:
         shown = counts if any(value is not None for value in counts) else None
-        return Record(**common, status=NEW, change=NEW, change_run=run_id, changed_fields=(),
-                      counts=shown)
+        return Record(
+            **common, status=NEW, change=NEW, change_run=run_id, changed_fields=(), counts=shown
+        )
     if row.fingerprint == digest:
-        return Record(**common, status=UNCHANGED, change=row.change, change_run=row.change_run,
-                      changed_fields=row.changed_fields, counts=None)
+        return Record(
+            **common,
+            status=UNCHANGED,
+            change=row.change,
+            change_run=row.change_run,
+            changed_fields=row.changed_fields,
+            counts=None,
+        )
     old = json.loads(row.data)
     if row.first_run == run_id:  # first seen in this run: new in its delta, whatever changed
         change, fields = NEW, row.changed_fields
     else:
         fields = tuple(changed_fields(old, item))
         if row.change_run == run_id and row.change == CHANGED:
-            fields = tuple(name for name in TRACKED_FIELDS
-                           if name in fields or name in row.changed_fields)
+            fields = tuple(
+                name for name in TRACKED_FIELDS if name in fields or name in row.changed_fields
+            )
         change = CHANGED
     moved = counts if counts != counts_of(old) else None
-    return Record(**common, status=CHANGED, change=change, change_run=run_id,
-                  changed_fields=fields, counts=moved)
+    return Record(
+        **common,
+        status=CHANGED,
+        change=change,
+        change_run=run_id,
+        changed_fields=fields,
+        counts=moved,
+    )

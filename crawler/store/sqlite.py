@@ -146,7 +146,15 @@ class SQLiteStore(PostStore):
         row = self._execute(f"{_CURRENT} WHERE id = ?", (post_id,)).fetchone()
         if row is None:
             return None
-        return StoredRow(*row[:5], tuple(json.loads(row[5])))
+        fingerprint, first_run, data, change, change_run, fields = row
+        return StoredRow(
+            fingerprint=fingerprint,
+            first_run=first_run,
+            data=data,
+            change=change,
+            change_run=change_run,
+            changed_fields=tuple(json.loads(fields)),
+        )
 
     def _write(self, record: Record) -> None:
         if self._exports_mark is not None:
@@ -158,18 +166,40 @@ class SQLiteStore(PostStore):
                 "INSERT INTO posts (id, site, published_utc, fingerprint, data, first_seen,"
                 " last_seen, first_run, last_run, change, change_run, changed_fields,"
                 " page_failed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (record.id, record.site, record.published_utc, record.fingerprint, record.data,
-                 record.seen_at, record.seen_at, record.run_id, record.run_id, record.change,
-                 record.change_run, fields, record.page_failed),
+                (
+                    record.id,
+                    record.site,
+                    record.published_utc,
+                    record.fingerprint,
+                    record.data,
+                    record.seen_at,
+                    record.seen_at,
+                    record.run_id,
+                    record.run_id,
+                    record.change,
+                    record.change_run,
+                    fields,
+                    record.page_failed,
+                ),
             )
         else:
             self._execute(
                 "UPDATE posts SET site = ?, published_utc = ?, fingerprint = ?, data = ?,"
                 " last_seen = ?, last_run = ?, change = ?, change_run = ?, changed_fields = ?,"
                 " page_failed = ? WHERE id = ?",
-                (record.site, record.published_utc, record.fingerprint, record.data,
-                 record.seen_at, record.run_id, record.change, record.change_run, fields,
-                 record.page_failed, record.id),
+                (
+                    record.site,
+                    record.published_utc,
+                    record.fingerprint,
+                    record.data,
+                    record.seen_at,
+                    record.run_id,
+                    record.change,
+                    record.change_run,
+                    fields,
+                    record.page_failed,
+                    record.id,
+                ),
             )
         if record.counts is not None:
             self._execute(
@@ -250,8 +280,13 @@ class SQLiteStore(PostStore):
     def remember_page(self, url: str, state: PageState) -> None:
         self._execute(
             "INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?)",
-            (url, state.etag, state.last_modified, json.dumps(list(state.next_urls)),
-             json.dumps(list(state.post_ids))),
+            (
+                url,
+                state.etag,
+                state.last_modified,
+                json.dumps(list(state.next_urls)),
+                json.dumps(list(state.post_ids)),
+            ),
         )
 
     def crawl_complete(self, site: str) -> bool:

@@ -48,8 +48,9 @@ def crawl(folder: Path, sites: list[tuple[str, Site]], *args: str) -> list[dict[
     for layout, site in sites:
         server = SiteServer(site).start()
         try:
-            result = run_scrapy("crawl", layout, "-a", f"url={server.url()}", *args,
-                                output=folder / "output")  # fmt: skip
+            result = run_scrapy(
+                "crawl", layout, "-a", f"url={server.url()}", *args, output=folder / "output"
+            )
         finally:
             server.stop()
         assert result.returncode == 0, result.stderr[-3000:]

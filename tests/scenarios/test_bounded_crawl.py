@@ -15,17 +15,26 @@ def test_pages_skipped_by_the_page_bound_are_read_by_the_next_run(tmp_path: Path
     try:
         url = f"url={server.url()}"
         bounded = run_scrapy(
-            "crawl", "cnblogs", "-a", url, "-a", "max_pages=1", "-O", str(tmp_path / "a.jsonl"),
+            "crawl",
+            "cnblogs",
+            "-a",
+            url,
+            "-a",
+            "max_pages=1",
+            "-O",
+            str(tmp_path / "a.jsonl"),
             output=out,
-        )  # fmt: skip
+        )
         assert bounded.returncode == 0, bounded.stderr[-3000:]
         assert "page limit 1 reached" in bounded.stderr
-        second = run_scrapy("crawl", "cnblogs", "-a", url, "-O", str(tmp_path / "b.jsonl"),
-                            output=out)  # fmt: skip
+        second = run_scrapy(
+            "crawl", "cnblogs", "-a", url, "-O", str(tmp_path / "b.jsonl"), output=out
+        )
         assert second.returncode == 0, second.stderr[-3000:]
         # Complete now: a third run is incremental again and still exports the whole site.
-        third = run_scrapy("crawl", "cnblogs", "-a", url, "-O", str(tmp_path / "c.jsonl"),
-                           output=out)  # fmt: skip
+        third = run_scrapy(
+            "crawl", "cnblogs", "-a", url, "-O", str(tmp_path / "c.jsonl"), output=out
+        )
     finally:
         server.stop()
     first_page = read_jsonl(tmp_path / "a.jsonl")

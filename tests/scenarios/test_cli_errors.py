@@ -93,8 +93,12 @@ def test_the_readme_table_is_the_models_descriptions() -> None:
 def detect(url: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "detect", url],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def closed_port() -> int:
@@ -124,7 +128,9 @@ def test_detect_asks_once_and_says_so_in_one_line(serve) -> None:
 
 def test_detect_refuses_a_bad_url_in_one_line() -> None:
     line = only_line(detect("file:///etc/passwd"))
-    assert line == "scrapy: error: URL must start with http:// or https://, got 'file:///etc/passwd'"
+    assert (
+        line == "scrapy: error: URL must start with http:// or https://, got 'file:///etc/passwd'"
+    )
 
 
 @pytest.mark.parametrize(

@@ -27,8 +27,14 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict:
         assert result.returncode == 0, result.stderr[-3000:]
         runs.append(result)
         runs.append(read_jsonl(out / "posts.jsonl"))
-    return {"out": out, "given": given, "first": runs[0], "after_first": runs[1],
-            "second": runs[2], "after_second": runs[3]}  # fmt: skip
+    return {
+        "out": out,
+        "given": given,
+        "first": runs[0],
+        "after_first": runs[1],
+        "second": runs[2],
+        "after_second": runs[3],
+    }
 
 
 def test_demo_keeps_out_of_the_real_dataset(demo: dict) -> None:
@@ -110,3 +116,28 @@ def test_each_sites_summary_counts_every_post_of_that_site(demo: dict) -> None:
     assert {name: site["new"] for name, site in sites.items()} == per_site
     again = json.loads((second / "summary.json").read_text("utf-8"))["sites"]
     assert [site["new"] + site["changed"] for site in again] == [0] * len(LAYOUTS)
+
+
+def test_each_site_reads_times_in_its_own_timezone(tmp_path: Path) -> None:
+    """The cards sample served twice, one registered in New York: the same printed dates are
+    midnight in each site's zone."""
+    servers = [SiteServer(sample_site("cards")).start() for _ in range(2)]
+    try:
+        registry = tmp_path / "sites.toml"
+        registry.write_text(
+            f'[sites.shanghai]\nlayout = "cards"\nurl = "{servers[0].url()}"\n'
+            f'[sites.newyork]\nlayout = "cards"\nurl = "{servers[1].url()}"\n'
+            'timezone = "America/New_York"\n',
+            encoding="utf-8",
+        )
+        result = run_scrapy(
+            "crawlall", "--no-content", "-s", f"SITE_REGISTRY={registry}", output=tmp_path / "out"
+        )
+    finally:
+        for server in servers:
+            server.stop()
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    posts = read_jsonl(tmp_path / "out" / "posts.jsonl")
+    offsets = {(post["site"], post["published_at"][-6:]) for post in posts}
+    assert offsets == {("shanghai", "+08:00"), ("newyork", "-04:00")}
+    assert {post["date_precision"] for post in posts} == {"day"}

@@ -30,8 +30,10 @@ def test_the_header_row_is_written_once_with_or_without_items() -> None:
     assert csv_export(list(POST_FIELDS), []) == [list(POST_FIELDS)]
     items = [{"title": title, "tags": ["x", "y"]} for title in ("a", "b")]
     assert csv_export(["title", "tags"], items) == [
-        ["title", "tags"], ["a", "x | y"], ["b", "x | y"],
-    ]  # fmt: skip
+        ["title", "tags"],
+        ["a", "x | y"],
+        ["b", "x | y"],
+    ]
 
 
 def test_a_quiet_run_writes_a_changes_csv_with_its_header(tmp_path: Path) -> None:

@@ -21,9 +21,7 @@ from support.project import SAMPLES
 
 from crawler.devtools.samples.server import Route, Site
 
-POST_PAGE = (
-    SAMPLES / "cards" / "post-101.html"
-).read_bytes()
+POST_PAGE = (SAMPLES / "cards" / "post-101.html").read_bytes()
 TITLES = {"/p/1": "第一篇", "/p/2": "第二篇", "/p/3": "第三篇"}
 
 # How each kind of failure is made: the faults of every post page, and the crawl's settings.
@@ -105,8 +103,13 @@ def test_a_failing_post_page_keeps_the_news_of_its_list_page(
     assert fields["1"] == fields["3"] == ["views"]
     assert fields["2"] == ["title", "summary", "views"]
     assert sorted((row["url"].rsplit("/", 1)[1], row["views"]) for row in metrics) == [
-        ("1", "1"), ("1", "6"), ("2", "1"), ("2", "6"), ("3", "1"), ("3", "6"),
-    ]  # fmt: skip
+        ("1", "1"),
+        ("1", "6"),
+        ("2", "1"),
+        ("2", "6"),
+        ("3", "1"),
+        ("3", "6"),
+    ]
     # Each page asked for once a run (and its retries): never dropped, never doubled.
     assert len(second.site["post_failures"]) == 3
 

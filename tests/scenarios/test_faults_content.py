@@ -67,13 +67,16 @@ def assert_posts_exact(server: FaultServer, posts: list[dict], want: dict[str, d
 # (encoding, where the charset is declared, the label declared).
 ENCODINGS = {
     "gbk-meta, gbk-header, gbk-none": [
-        ("gbk", "meta", None), ("gbk", "header", None), ("gbk", "none", None),
+        ("gbk", "meta", None),
+        ("gbk", "header", None),
+        ("gbk", "none", None),
     ],
     "gb18030-none, gb18030-meta, gbk-labelled-gb2312": [
-        ("gb18030", "none", None), ("gb18030", "meta", None),
+        ("gb18030", "none", None),
+        ("gb18030", "meta", None),
         ("gbk", "header", "gb2312"),  # the common mislabel: GB2312 declared, GBK characters
     ],
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("encodings", ENCODINGS.values(), ids=ENCODINGS.keys())
@@ -172,9 +175,10 @@ def test_cards_without_a_title_are_dropped_and_named(serve, tmp_path: Path) -> N
         server.local(u) for u in CARDS_EXPECTED if not u.endswith(("/102", "/103"))
     )
     dropped = [
-        line for line in run.result.stderr.splitlines()
+        line
+        for line in run.result.stderr.splitlines()
         if " WARNING: Dropped: " in line and f"on {server.url()} has no" in line
-    ]  # fmt: skip
+    ]
     assert len(dropped) == 2, run.result.stderr[-3000:]
     assert "'validate/dropped/title': 2," in run.result.stderr
     assert run.site["dropped"] == 2  # posts, not missing fields (102 lacks url and title)
@@ -351,7 +355,7 @@ execute(["scrapy", *sys.argv[2:]])
 @pytest.mark.parametrize(
     ("name", "command"),
     [("../evil", ["crawlall"]), ("a/b", ["crawl", "cards", "-a", "site=a/b"])],
-)  # fmt: skip
+)
 def test_a_hostile_registry_entry_is_refused_before_the_crawl(
     serve, tmp_path: Path, name: str, command: list[str]
 ) -> None:
@@ -360,8 +364,12 @@ def test_a_hostile_registry_entry_is_refused_before_the_crawl(
     output = tmp_path / "output"
     result = subprocess.run(
         [sys.executable, "-c", _WITH_REGISTRY, registry, *command, "-s", f"OUTPUT_DIR={output}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert_refused(result, server, output)
     assert f"registry entry [sites.{name}] is invalid" in result.stderr
 
@@ -389,8 +397,9 @@ def test_no_file_leaves_the_output_folder(serve, tmp_path: Path) -> None:
 def test_an_unsafe_run_id_is_refused_before_the_crawl(serve, tmp_path: Path) -> None:
     server = serve(cards_site())
     output = tmp_path / "output"
-    result = run_scrapy("crawl", "cards", "-a", f"url={server.url()}", "-s", "RUN_ID=../x",
-                        output=output)  # fmt: skip
+    result = run_scrapy(
+        "crawl", "cards", "-a", f"url={server.url()}", "-s", "RUN_ID=../x", output=output
+    )
     assert result.returncode == EXIT_USAGE and server.connections == 0
     assert "Traceback" not in result.stderr
 

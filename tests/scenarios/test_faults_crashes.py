@@ -56,9 +56,15 @@ def test_sigterm_mid_crawl_ends_a_partial_run_with_consistent_files(serve, tmp_p
     server.latency = 0.3
     output, log = tmp_path / "output", tmp_path / "crawl.log"
     process = start_crawl(
-        "hux", server.url(), "-a", f"max_pages={CHAIN}", "-s", "LOG_LEVEL=DEBUG",
-        output=output, log=log,
-    )  # fmt: skip
+        "hux",
+        server.url(),
+        "-a",
+        f"max_pages={CHAIN}",
+        "-s",
+        "LOG_LEVEL=DEBUG",
+        output=output,
+        log=log,
+    )
     try:
         # "Scraped from" is logged once an item went through every pipeline, the store too.
         wait_for(lambda: "Scraped from" in log.read_text(errors="replace"), what="a stored post")

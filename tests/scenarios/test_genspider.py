@@ -34,8 +34,13 @@ def genspider(*args: str, package: str, tmp_path: Path, templates: bool = True):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     return subprocess.run(
         [sys.executable, "-m", "scrapy", "genspider", *args, *settings],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def load(tmp_path: Path, module: str):
@@ -48,8 +53,9 @@ def load(tmp_path: Path, module: str):
 
 def test_layout_template_makes_a_layout(tmp_path: Path) -> None:
     before = sorted(p.name for p in (ROOT / "crawler" / "layouts").iterdir())
-    result = genspider("-t", "layout", "zola-blog", "blog.example.cn",
-                       package="gen_layout", tmp_path=tmp_path)  # fmt: skip
+    result = genspider(
+        "-t", "layout", "zola-blog", "blog.example.cn", package="gen_layout", tmp_path=tmp_path
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     path = tmp_path / "gen_layout" / "zola_blog.py"
     assert path.exists(), result.stdout
@@ -72,10 +78,17 @@ def test_layout_template_makes_a_layout(tmp_path: Path) -> None:
     assert list(spider.next_page_urls(page)) == ["/page/2/"]
     # Lint-clean as generated (the project's ruff rules), and nothing written into the repo.
     ruff = subprocess.run(
-        [str(Path(sys.executable).parent / "ruff"), "check", "--config",
-         str(ROOT / "pyproject.toml"), str(path)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        [
+            str(Path(sys.executable).parent / "ruff"),
+            "check",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert ruff.returncode == 0, ruff.stdout
     assert sorted(p.name for p in (ROOT / "crawler" / "layouts").iterdir()) == before
 
@@ -83,8 +96,9 @@ def test_layout_template_makes_a_layout(tmp_path: Path) -> None:
 @pytest.mark.parametrize("template", ["basic", "crawl", "csvfeed", "xmlfeed"])
 def test_scrapys_templates_still_work(template: str, tmp_path: Path) -> None:
     package = f"gen_scrapy_{template}"  # one package per test: imports are cached by name
-    result = genspider("-t", template, f"s_{template}", "example.org",
-                       package=package, tmp_path=tmp_path)  # fmt: skip
+    result = genspider(
+        "-t", template, f"s_{template}", "example.org", package=package, tmp_path=tmp_path
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     module = load(tmp_path, f"{package}.s_{template}")
     spider = getattr(module, f"S{template.capitalize()}Spider")  # genspider's $classname
@@ -114,7 +128,14 @@ def test_list_shows_layout_and_scrapys_templates(tmp_path: Path) -> None:
     reason="crawler/settings.py does not set TEMPLATES_DIR to crawler/templates yet",
 )
 def test_project_settings_point_genspider_at_the_templates(tmp_path: Path) -> None:
-    result = genspider("-t", "layout", "plain_layout", "example.cn",
-                       package="gen_settings", tmp_path=tmp_path, templates=False)  # fmt: skip
+    result = genspider(
+        "-t",
+        "layout",
+        "plain_layout",
+        "example.cn",
+        package="gen_settings",
+        tmp_path=tmp_path,
+        templates=False,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert (tmp_path / "gen_settings" / "plain_layout.py").exists()

@@ -36,9 +36,13 @@ def test_ctrl_c_before_any_site_is_crawled_is_a_stopped_run(tmp_path: Path) -> N
     port = free_port_base(len(LAYOUTS))
     # "Overridden settings" is logged when the crawler is made, before its spider opens.
     status, out, err = interrupt_when(
-        "Overridden settings", "crawlall", "--sample", "-s", f"SAMPLE_PORT_BASE={port}",
+        "Overridden settings",
+        "crawlall",
+        "--sample",
+        "-s",
+        f"SAMPLE_PORT_BASE={port}",
         output=tmp_path,
-    )  # fmt: skip
+    )
     assert status == EXIT_INTERRUPTED, (out, err[-3000:])
     assert "Traceback" not in err
     [summary] = (tmp_path / "sample" / "runs").glob("*/summary.json")

@@ -20,8 +20,9 @@ def blogs_on_one_host() -> Site:
         f"/blog{n}/hot": html_route(list_page([(f"/blog{n}/p/{i}", f"文章{i}") for i in (1, 2)]))
         for n in range(BLOGS)
     }
-    post = html_route('<html><body><article><div class="post-content"><p>正文</p></div>'
-                      "</article></body></html>")  # fmt: skip
+    post = html_route(
+        '<html><body><article><div class="post-content"><p>正文</p></div></article></body></html>'
+    )
     routes.update({f"/blog{n}/p/{i}": post for n in range(BLOGS) for i in (1, 2)})
     return Site(start="/blog0/hot", routes=routes)
 
@@ -35,19 +36,30 @@ def test_blogs_of_one_host_share_its_limits(serve, tmp_path: Path) -> None:  # n
     server = serve(blogs_on_one_host())
     server.latency = LATENCY
     registry = tmp_path / "sites.toml"
-    registry.write_text("".join(
-        f'[sites.blog{n}]\nlayout = "cards"\nurl = "{server.url(f"/blog{n}/hot")}"\n'
-        for n in range(BLOGS)
-    ), encoding="utf-8")  # fmt: skip
+    registry.write_text(
+        "".join(
+            f'[sites.blog{n}]\nlayout = "cards"\nurl = "{server.url(f"/blog{n}/hot")}"\n'
+            for n in range(BLOGS)
+        ),
+        encoding="utf-8",
+    )
     result = run_scrapy(
-        "crawlall", "-s", f"SITE_REGISTRY={registry}",
+        "crawlall",
+        "-s",
+        f"SITE_REGISTRY={registry}",
         # Politeness on for loopback, with short delays so the test stays short: what is left
         # is Scrapy's per-host slot, 2 requests at a time (CONCURRENT_REQUESTS_PER_DOMAIN).
         # (With no delay at all, Scrapy 2.19 lets a burst of queued requests past that limit.)
-        "-s", "THROTTLE_LOOPBACK=1", "-s", "DOWNLOAD_DELAY=0.05", "-s", "AUTOTHROTTLE_ENABLED=0",
-        "-s", "ROBOTSTXT_OBEY=0",
+        "-s",
+        "THROTTLE_LOOPBACK=1",
+        "-s",
+        "DOWNLOAD_DELAY=0.05",
+        "-s",
+        "AUTOTHROTTLE_ENABLED=0",
+        "-s",
+        "ROBOTSTXT_OBEY=0",
         output=tmp_path / "output",
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     hits = [hit for hit in server.log if hit.path != "/robots.txt"]
     assert len(hits) == BLOGS + 2 * BLOGS  # list pages, then the post pages: same host slot

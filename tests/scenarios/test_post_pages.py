@@ -88,9 +88,11 @@ def test_a_changed_list_entry_asks_again_conditionally_and_an_edit_is_a_content_
     assert server.requests("/p/1/")[-1:] and len(server.requests("/p/1/")) == 1
     post = posts_by_url(again)["p/2"]
     assert post["title"] == "第二篇（修订）" and post["content"].startswith("## 0x00 简介")
-    delta = list(csv.DictReader(
-        (again.output / "runs" / again.summary["run_id"] / "changes.csv").open(encoding="utf-8")
-    ))  # fmt: skip
+    delta = list(
+        csv.DictReader(
+            (again.output / "runs" / again.summary["run_id"] / "changes.csv").open(encoding="utf-8")
+        )
+    )
     # (the list page's summary repeats the title)
     assert [(row["change"], row["changed_fields"]) for row in delta] == [
         ("changed", "title | summary")
@@ -108,8 +110,9 @@ def test_a_changed_list_entry_asks_again_conditionally_and_an_edit_is_a_content_
     changes = [
         json.loads(line)
         for line in (third.output / "runs" / third.summary["run_id"] / "changes.jsonl")
-        .read_text(encoding="utf-8").splitlines()
-    ]  # fmt: skip
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
     assert [c["changed_fields"] for c in changes] == [["title", "summary", "content"]]
 
 
@@ -181,12 +184,15 @@ def test_cnblogs_categories_and_tags_come_from_the_endpoint_its_page_calls(
         '<div class="postCon"><div class="c_b_p_desc">摘要：异步</div></div>'
         '<div class="postDesc">posted @ 2020-10-30 14:28 Kisstar 阅读(1) 评论(4)</div>'
         "</div></div>"
-    )  # fmt: skip
-    site = Site(start="/dongwanhong/", routes={
-        "/dongwanhong/": _html(f"<html><body>{listing}</body></html>".encode()),
-        post_path: _html((CNBLOGS / "page.html").read_bytes()),
-        endpoint: _html((CNBLOGS / "categories-tags.html").read_bytes()),
-    })  # fmt: skip
+    )
+    site = Site(
+        start="/dongwanhong/",
+        routes={
+            "/dongwanhong/": _html(f"<html><body>{listing}</body></html>".encode()),
+            post_path: _html((CNBLOGS / "page.html").read_bytes()),
+            endpoint: _html((CNBLOGS / "categories-tags.html").read_bytes()),
+        },
+    )
     server = serve(site)
     run = crawl("cnblogs", server.url("/dongwanhong/"), output=tmp_path, content=True)
     assert run.status == 0, run.result.stderr[-2000:]

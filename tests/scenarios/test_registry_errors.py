@@ -129,8 +129,17 @@ def test_crawl_by_site_name_and_url_use_the_registry_of_site_registry(
     path = write(tmp_path / "mine.toml", MINE.format(url=server.url()))
     for argument in ("site=mine", f"url={server.url()}"):
         feed = tmp_path / f"{argument[:3]}.jsonl"
-        result = run_scrapy("crawl", "cards", "-a", argument, "-s", f"SITE_REGISTRY={path}",
-                            "-O", str(feed), output=tmp_path / "output")  # fmt: skip
+        result = run_scrapy(
+            "crawl",
+            "cards",
+            "-a",
+            argument,
+            "-s",
+            f"SITE_REGISTRY={path}",
+            "-O",
+            str(feed),
+            output=tmp_path / "output",
+        )
         assert result.returncode == 0, result.stderr[-3000:]
         posts = read_jsonl(feed)
         assert posts and {post["site"] for post in posts} == {"mine"}, argument
@@ -163,11 +172,25 @@ def test_crawlall_sample_never_reads_the_registry(tmp_path: Path) -> None:
     port = free_port_base(len(LAYOUTS))
     broken = write(tmp_path / "broken.toml", UNCLOSED)
     result = subprocess.run(
-        [sys.executable, "-c", _NO_REGISTRY, "crawlall", "--sample",
-         "-s", f"SAMPLE_PORT_BASE={port}", "-s", f"SITE_REGISTRY={broken}",
-         "-s", f"OUTPUT_DIR={tmp_path / 'output'}"],
-        cwd=ROOT, capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            _NO_REGISTRY,
+            "crawlall",
+            "--sample",
+            "-s",
+            f"SAMPLE_PORT_BASE={port}",
+            "-s",
+            f"SITE_REGISTRY={broken}",
+            "-s",
+            f"OUTPUT_DIR={tmp_path / 'output'}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "the registry was read" not in result.stderr
     assert "Traceback" not in result.stderr

@@ -131,13 +131,15 @@ MAPPING = [
     ("cards", "/posts/110", "post-102.html"),
     ("cards", "/posts/107?from=hot", "post-105.html"),  # patterns ignore the query
     ("feed", "/posts/2026-09-07-reward-model-three-rewrites/", "post-reward-model.html"),
-    ("feed", "/posts/2026-08-30-training-infra-02-memory-accounting/",
-     "post-memory-accounting.html"),
+    (
+        "feed",
+        "/posts/2026-08-30-training-infra-02-memory-accounting/",
+        "post-memory-accounting.html",
+    ),
     ("feed", "/posts/2026-08-29-training-infra-course-index/", "post-parallelism.html"),
-    ("feed", "/posts/2026-08-13-pi-hermes-self-evolving-agents/",
-     "post-memory-accounting.html"),
+    ("feed", "/posts/2026-08-13-pi-hermes-self-evolving-agents/", "post-memory-accounting.html"),
     ("feed", "/posts/2026-07-14-why-this-blog/", "post-reward-model.html"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize(("layout", "path", "name"), MAPPING)
@@ -210,9 +212,7 @@ def test_cnblogs_post_page_leaves_categories_and_tags_to_the_endpoint(
         assert found.css("#BlogPostCategory a::text").getall() == ["AI Infra", "分布式训练"]
         assert found.css("#EntryTag a::text").getall() == ["分布式训练", "PyTorch", "大模型"]
         # Its links point at this server, as every page of the sample does.
-        assert all(
-            href.startswith(server.base_url) for href in found.css("a::attr(href)").getall()
-        )
+        assert all(href.startswith(server.base_url) for href in found.css("a::attr(href)").getall())
 
 
 def test_feed_items_with_the_whole_post_match_their_post_pages(

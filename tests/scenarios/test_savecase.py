@@ -20,9 +20,18 @@ CURATED = {case.name: case for case in find_cases(CASES)}
 
 def savecase(*args: str, cases: Path) -> subprocess.CompletedProcess:
     command = [
-        sys.executable, "-m", "scrapy", "savecase", *args, "--cases-dir", str(cases),
-        "-s", "DOWNLOAD_DELAY=0", "-s", "AUTOTHROTTLE_ENABLED=0",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "scrapy",
+        "savecase",
+        *args,
+        "--cases-dir",
+        str(cases),
+        "-s",
+        "DOWNLOAD_DELAY=0",
+        "-s",
+        "AUTOTHROTTLE_ENABLED=0",
+    ]
     return subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
     )

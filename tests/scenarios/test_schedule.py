@@ -158,10 +158,21 @@ def test_broken_site_fails_loudly(tmp_path: Path) -> None:
 
 def test_exit_statuses_and_health_checks() -> None:
     limits = HealthThresholds.from_settings(project_settings())
-    base = dict(site="s", layout="cards", url="https://x.org/", failures=[], stored_before=0,
-                finish_reason="finished", thresholds=limits)  # fmt: skip
-    good = {"layout/list_pages": 2, "layout/posts_extracted": 20, "validate/passed": 20,
-            "dates/parsed": 20}  # fmt: skip
+    base = dict(
+        site="s",
+        layout="cards",
+        url="https://x.org/",
+        failures=[],
+        stored_before=0,
+        finish_reason="finished",
+        thresholds=limits,
+    )
+    good = {
+        "layout/list_pages": 2,
+        "layout/posts_extracted": 20,
+        "validate/passed": 20,
+        "dates/parsed": 20,
+    }
     assert exit_status([SiteSummary.from_stats(stats=good, **base)]) == EXIT_OK
     bad_dates = {**good, "dates/parsed": 10, "dates/unparsed": 10}
     summary = SiteSummary.from_stats(stats=bad_dates, **base)

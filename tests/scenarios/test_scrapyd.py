@@ -59,8 +59,13 @@ def test_data_loads_from_the_egg_alone(egg: Path, tmp_path: Path) -> None:
     # -I: no PYTHONPATH, no user site-packages, and not the current folder on sys.path.
     result = subprocess.run(
         [sys.executable, "-I", "-c", code, str(egg)],
-        cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     loaded = json.loads(result.stdout)
     assert loaded["module"].startswith(str(egg)), loaded["module"]
@@ -80,8 +85,13 @@ def test_scrapyd_runner_imports_the_crawler_from_the_egg(egg: Path, tmp_path: Pa
     """
     result = subprocess.run(
         [sys.executable, "-c", code, str(egg)],
-        cwd=tmp_path, env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     module, settings_module = json.loads(result.stdout.splitlines()[-1])
     assert module.startswith(str(egg)), module

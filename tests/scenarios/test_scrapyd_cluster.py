@@ -65,16 +65,22 @@ def scheduled(stdout: str) -> dict[str, str]:
 
 
 def comparable(posts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(({k: v for k, v in p.items() if k != "crawled_at"} for p in posts),
-                  key=lambda p: p["url"])  # fmt: skip
+    return sorted(
+        ({k: v for k, v in p.items() if k != "crawled_at"} for p in posts), key=lambda p: p["url"]
+    )
 
 
 def test_sample_on_two_nodes_writes_what_one_machine_writes(
     nodes: list[str], postgres_url: str, tmp_path: Path
 ) -> None:
     port = ("-s", f"SAMPLE_PORT_BASE={free_port_base(4)}")
-    cluster = crawlall("--sample", *port, *(a for n in nodes for a in ("--scrapyd", n)),
-                       output=tmp_path / "cluster", store=postgres_url)  # fmt: skip
+    cluster = crawlall(
+        "--sample",
+        *port,
+        *(a for n in nodes for a in ("--scrapyd", n)),
+        output=tmp_path / "cluster",
+        store=postgres_url,
+    )
     assert cluster.returncode == EXIT_OK, cluster.stdout[-3000:] + cluster.stderr[-3000:]
     local = run_scrapy("crawlall", "--sample", *port, output=tmp_path / "local")
     assert local.returncode == EXIT_OK
@@ -86,8 +92,13 @@ def test_sample_on_two_nodes_writes_what_one_machine_writes(
     names = {f"sample-{layout}" for layout in ("cnblogs", "hux", "cards", "feed")}
     assert set(scheduled(cluster.stdout)) == names
 
-    again = crawlall("--sample", *port, *(a for n in nodes for a in ("--scrapyd", n)),
-                     output=tmp_path / "cluster", store=postgres_url)  # fmt: skip
+    again = crawlall(
+        "--sample",
+        *port,
+        *(a for n in nodes for a in ("--scrapyd", n)),
+        output=tmp_path / "cluster",
+        store=postgres_url,
+    )
     assert again.returncode == EXIT_OK
     summary = latest_summary(tmp_path / "cluster" / "sample")
     assert [(s["new"], s["changed"]) for s in summary["sites"]] == [(0, 0)] * 4
@@ -95,8 +106,9 @@ def test_sample_on_two_nodes_writes_what_one_machine_writes(
 
 def blogs(per_host: int) -> Site:
     """``per_host`` card blogs under ``/blogN/hot``, each with two posts and their pages."""
-    post = html_route('<html><body><article><div class="post-content"><p>正文</p></div>'
-                      "</article></body></html>")  # fmt: skip
+    post = html_route(
+        '<html><body><article><div class="post-content"><p>正文</p></div></article></body></html>'
+    )
     routes = {}
     for n in range(per_host):
         routes[f"/blog{n}/hot"] = html_route(
@@ -120,15 +132,22 @@ def spread_hosts(
 
 def configs(servers: list[FaultServer], per_host: int) -> list[SiteConfig]:
     """The registry entries of ``registry``, as the controller reads them."""
-    return [SiteConfig(name=f"h{h}b{n}", layout="cards", url=server.url(f"/blog{n}/hot"))
-            for h, server in enumerate(servers) for n in range(per_host)]  # fmt: skip
+    return [
+        SiteConfig(name=f"h{h}b{n}", layout="cards", url=server.url(f"/blog{n}/hot"))
+        for h, server in enumerate(servers)
+        for n in range(per_host)
+    ]
 
 
 def registry(path: Path, servers: list[FaultServer], per_host: int) -> Path:
-    path.write_text("".join(
-        f'[sites.h{h}b{n}]\nlayout = "cards"\nurl = "{server.url(f"/blog{n}/hot")}"\n'
-        for h, server in enumerate(servers) for n in range(per_host)
-    ), encoding="utf-8")  # fmt: skip
+    path.write_text(
+        "".join(
+            f'[sites.h{h}b{n}]\nlayout = "cards"\nurl = "{server.url(f"/blog{n}/hot")}"\n'
+            for h, server in enumerate(servers)
+            for n in range(per_host)
+        ),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -137,8 +156,13 @@ def test_blogs_spread_over_the_nodes_by_host_and_a_node_down_leaves_them_to_the_
 ) -> None:
     servers = spread_hosts(serve, nodes, 6, 2)  # 6 hosts (ports) or more, 2 blogs each
     sites = registry(tmp_path / "sites.toml", servers, 2)
-    run = crawlall("-s", f"SITE_REGISTRY={sites}", *(a for n in nodes for a in ("--scrapyd", n)),
-                   output=tmp_path / "out", store=postgres_url)  # fmt: skip
+    run = crawlall(
+        "-s",
+        f"SITE_REGISTRY={sites}",
+        *(a for n in nodes for a in ("--scrapyd", n)),
+        output=tmp_path / "out",
+        store=postgres_url,
+    )
     assert run.returncode == EXIT_OK, run.stdout[-3000:] + run.stderr[-3000:]
     placed = scheduled(run.stdout)
     assert set(placed.values()) == set(nodes)  # different hosts spread over both
@@ -147,13 +171,24 @@ def test_blogs_spread_over_the_nodes_by_host_and_a_node_down_leaves_them_to_the_
     posts = 2 * 2 * len(servers)
     assert len(read_jsonl(tmp_path / "out" / "posts.jsonl")) == posts
     # The same placement as the controller's own rule, for the same node set.
-    assert {site.name: node for node, group in assign(configs(servers, 2), nodes).items()
-            for site in group} == placed  # fmt: skip
+    assert {
+        site.name: node
+        for node, group in assign(configs(servers, 2), nodes).items()
+        for site in group
+    } == placed
 
     # One node down before the run: every site still crawled, by the other; the run says so.
     down = f"http://127.0.0.1:{free_port_base(1)}"
-    run = crawlall("-s", f"SITE_REGISTRY={sites}", "--scrapyd", nodes[0], "--scrapyd", down,
-                   output=tmp_path / "out2", store=postgres_url)  # fmt: skip
+    run = crawlall(
+        "-s",
+        f"SITE_REGISTRY={sites}",
+        "--scrapyd",
+        nodes[0],
+        "--scrapyd",
+        down,
+        output=tmp_path / "out2",
+        store=postgres_url,
+    )
     assert run.returncode == EXIT_OK, run.stdout[-3000:]
     assert set(scheduled(run.stdout).values()) == {nodes[0]}
     assert f"node {down} left out" in run.stdout
@@ -162,7 +197,10 @@ def test_blogs_spread_over_the_nodes_by_host_and_a_node_down_leaves_them_to_the_
 
 
 def test_a_node_killed_mid_run_leaves_its_sites_to_the_other(
-    nodes: list[str], egg: Path, postgres_url: str, serve: Callable[..., FaultServer],
+    nodes: list[str],
+    egg: Path,
+    postgres_url: str,
+    serve: Callable[..., FaultServer],
     tmp_path: Path,
 ) -> None:
     (tmp_path / "doomed").mkdir()
@@ -174,9 +212,22 @@ def test_a_node_killed_mid_run_leaves_its_sites_to_the_other(
         for server in servers:
             server.latency = 1.0  # slow pages: the jobs are still running when the node dies
         sites = registry(tmp_path / "sites.toml", servers, 3)
-        command = [sys.executable, "-m", "scrapy", "crawlall", "-s", f"SITE_REGISTRY={sites}",
-                   "--scrapyd", doomed.url, "--scrapyd", nodes[0], "-s",
-                   f"POST_STORE_URL={postgres_url}", "-s", f"OUTPUT_DIR={tmp_path / 'out'}"]
+        command = [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawlall",
+            "-s",
+            f"SITE_REGISTRY={sites}",
+            "--scrapyd",
+            doomed.url,
+            "--scrapyd",
+            nodes[0],
+            "-s",
+            f"POST_STORE_URL={postgres_url}",
+            "-s",
+            f"OUTPUT_DIR={tmp_path / 'out'}",
+        ]
         controller = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while not doomed.get("listjobs.json", project="blogcrawler")["running"]:
@@ -199,11 +250,22 @@ def test_two_controllers_on_one_store_one_runs_the_other_exits_75(
     server.latency = 0.5
     sites = registry(tmp_path / "sites.toml", [server], 2)
     commands = [
-        [sys.executable, "-m", "scrapy", "crawlall", "-s", f"SITE_REGISTRY={sites}",
-         "--scrapyd", nodes[0], "-s", f"POST_STORE_URL={postgres_url}",
-         "-s", f"OUTPUT_DIR={tmp_path / f'out{n}'}"]
+        [
+            sys.executable,
+            "-m",
+            "scrapy",
+            "crawlall",
+            "-s",
+            f"SITE_REGISTRY={sites}",
+            "--scrapyd",
+            nodes[0],
+            "-s",
+            f"POST_STORE_URL={postgres_url}",
+            "-s",
+            f"OUTPUT_DIR={tmp_path / f'out{n}'}",
+        ]
         for n in (1, 2)
-    ]  # fmt: skip
+    ]
     runs = [subprocess.Popen(c, cwd=ROOT, stdout=subprocess.PIPE, text=True) for c in commands]
     statuses = sorted(run.wait(timeout=240) for run in runs)
     assert statuses == [EXIT_OK, EXIT_LOCKED]
@@ -217,8 +279,13 @@ def test_failing_post_pages_keep_the_lists_news_on_the_nodes(
         server.program(f"/blog0/p/{i}", Fault(status=503, times=None))
         server.program(f"/blog1/p/{i}", Fault(status=404, times=None))
     sites = registry(tmp_path / "sites.toml", [server], 2)
-    args = ("-s", f"SITE_REGISTRY={sites}", "-s", "RETRY_TIMES=1",
-            *(a for n in nodes for a in ("--scrapyd", n)))  # fmt: skip
+    args = (
+        "-s",
+        f"SITE_REGISTRY={sites}",
+        "-s",
+        "RETRY_TIMES=1",
+        *(a for n in nodes for a in ("--scrapyd", n)),
+    )
     first = crawlall(*args, output=tmp_path / "out", store=postgres_url)
     assert first.returncode == 3, first.stdout[-3000:]  # every post page failed: unhealthy
     for n in (0, 1):  # five more views on each blog's list
@@ -229,8 +296,11 @@ def test_failing_post_pages_keep_the_lists_news_on_the_nodes(
     assert second.returncode == 3, second.stdout[-3000:]
     posts = read_jsonl(tmp_path / "out" / "posts.jsonl")
     assert sorted((p["site"], p["views"], p["gone"]) for p in posts) == [
-        ("h0b0", 6, False), ("h0b0", 6, False), ("h0b1", 6, True), ("h0b1", 6, True),
-    ]  # fmt: skip
+        ("h0b0", 6, False),
+        ("h0b0", 6, False),
+        ("h0b1", 6, True),
+        ("h0b1", 6, True),
+    ]
     summary = latest_summary(tmp_path / "out")
     assert [(s["site"], s["changed"]) for s in summary["sites"]] == [("h0b0", 2), ("h0b1", 2)]
     changes = read_jsonl(tmp_path / "out" / "runs" / summary["run_id"] / "changes.jsonl")

@@ -1,4 +1,5 @@
-"""A fault-injecting HTTP server on 127.0.0.1, built on :class:`crawler.devtools.samples.server.SiteServer`.
+"""A fault-injecting HTTP server on 127.0.0.1, built on the samples' ``SiteServer``
+(:mod:`crawler.devtools.samples.server`).
 
 Each path can be given a program of :class:`Fault` steps, consumed one request at a time
 before the path answers normally::
@@ -269,9 +270,11 @@ def padded_page(html: str, size: int, *, content_length: bool = True) -> Route:
 
 
 def list_page(
-    posts: list[tuple[str, str]], next_href: str | None = None, layout: str = "cards",
+    posts: list[tuple[str, str]],
+    next_href: str | None = None,
+    layout: str = "cards",
     views: int = 1,
-) -> str:  # fmt: skip
+) -> str:
     """A minimal list page of ``layout`` ("cards" or "hux"): ``(href, title)`` posts and an
     optional link to the next page; a cards post shows ``views`` (浏览)."""
     if layout == "hux":
@@ -388,9 +391,19 @@ def start_crawl(layout: str, url: str, *args: str, output: Path, log: Path) -> s
     """The same crawl (list pages only) started in the background, its log written to
     ``log`` as it goes."""
     command = [
-        sys.executable, "-m", "scrapy", "crawl", layout, "-a", f"url={url}", "-a", "content=0",
-        *args, "-s", f"OUTPUT_DIR={output}",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "scrapy",
+        "crawl",
+        layout,
+        "-a",
+        f"url={url}",
+        "-a",
+        "content=0",
+        *args,
+        "-s",
+        f"OUTPUT_DIR={output}",
+    ]
     with log.open("wb") as stderr:
         return subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
 

@@ -59,14 +59,33 @@ def postgres_server() -> Iterator[str]:
         shutil.chown(home, "postgres", "postgres")
     port = free_port_base(1)
     run = subprocess.run
-    initdb = [str(binaries / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust",
-              "-E", "UTF8", "--no-locale"]  # fmt: skip
+    initdb = [
+        str(binaries / "initdb"),
+        "-D",
+        str(data),
+        "-U",
+        "postgres",
+        "-A",
+        "trust",
+        "-E",
+        "UTF8",
+        "--no-locale",
+    ]
     result = run(_as_postgres(initdb), capture_output=True, text=True, check=False)
     if result.returncode:
         _unavailable(f"initdb failed: {result.stderr[-500:]}")
     options = f"-k {home} -p {port} -c listen_addresses=127.0.0.1 -c fsync=off"
-    start = [str(binaries / "pg_ctl"), "-D", str(data), "-l", str(home / "log"), "-w",
-             "-o", options, "start"]  # fmt: skip
+    start = [
+        str(binaries / "pg_ctl"),
+        "-D",
+        str(data),
+        "-l",
+        str(home / "log"),
+        "-w",
+        "-o",
+        options,
+        "start",
+    ]
     result = run(_as_postgres(start), capture_output=True, text=True, check=False)
     if result.returncode:
         _unavailable(f"pg_ctl start failed: {result.stderr[-500:]}")

@@ -83,6 +83,7 @@ def free_port_base(count: int = 4) -> int:
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
 
+
 TESTS = ROOT / "tests"
 CASES = TESTS / "cases"  # saved list pages and the items expected from them
 POST_CASES = TESTS / "post_cases"  # saved post pages and feeds of whole posts

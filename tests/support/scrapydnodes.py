@@ -88,8 +88,13 @@ def egg(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     result = subprocess.run(
         [*command, "--build-egg", str(target), "--debug"],
-        cwd=source, env=clean_env(), capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        cwd=source,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0 and target.exists(), result.stdout[-2000:] + result.stderr[-3000:]
     return target
 
@@ -124,9 +129,12 @@ class Scrapyd:
         # Scrapyd reads ./scrapyd.conf: run it in its folder (jobs inherit that working dir).
         self.process = subprocess.Popen(
             [sys.executable, "-m", "scrapyd", "--pidfile", str(home / "twistd.pid")],
-            cwd=home, env=clean_env(), stdout=self.output, stderr=subprocess.STDOUT,
+            cwd=home,
+            env=clean_env(),
+            stdout=self.output,
+            stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, with its jobs: see kill()
-        )  # fmt: skip
+        )
 
     def wait_ready(self, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout

@@ -123,7 +123,7 @@ def sample_site(layout: str) -> Site:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: SiteServer  # type: ignore[assignment]
+    server: SiteServer
 
     def do_GET(self) -> None:
         self.server.hits.append(self.path)
@@ -147,7 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {"ETag": etag, "Last-Modified": formatdate(_SAMPLE_MTIME, usegmt=True)}
         self._send(route.status, route.body, route.content_type, {**headers, **route.headers})
 
-    def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None):
+    def _send(
+        self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
