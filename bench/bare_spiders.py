@@ -224,9 +224,10 @@ PARSERS: dict[str, Callable[[Response, ZoneInfo], Parsed]] = {
 
 # cnblogs' post page script: currentBlogApp = 'app', currentBlogId = 1, cb_entryId = 2.
 _CNBLOGS_IDS = (
-    re.compile(r"currentBlogApp = '([\w-]+)'"), re.compile(r"currentBlogId = (\d+)"),
+    re.compile(r"currentBlogApp = '([\w-]+)'"),
+    re.compile(r"currentBlogId = (\d+)"),
     re.compile(r"cb_entryId = (\d+)"),
-)  # fmt: skip
+)
 
 # The post body on a post page: one CSS selector per layout.
 BODY_CSS = {
@@ -294,8 +295,10 @@ class BareSpider(scrapy.Spider):
         app, blog, entry = (match.group(1) for match in found if match)
         yield response.follow(
             f"/{app}/ajax/CategoriesTags.aspx?blogId={blog}&postId={entry}",
-            callback=self.parse_tags, cb_kwargs={"item": item}, priority=2,
-        )  # fmt: skip
+            callback=self.parse_tags,
+            cb_kwargs={"item": item},
+            priority=2,
+        )
 
     def parse_tags(self, response: Response, item: Post) -> Iterator[Post]:
         """cnblogs' category/tag endpoint: the tags, one selector."""

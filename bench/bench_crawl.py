@@ -59,18 +59,41 @@ from crawler.sites import DEFAULT_MAX_PAGES, name_from_url  # noqa: E402
 PYTHON = sys.executable
 # Settings that shape a crawl's throughput, read from the project so the two runs stay equal.
 THROUGHPUT_SETTINGS = (
-    "USER_AGENT", "ROBOTSTXT_OBEY", "CONCURRENT_REQUESTS", "CONCURRENT_REQUESTS_PER_DOMAIN",
-    "DOWNLOAD_TIMEOUT", "DOWNLOAD_MAXSIZE", "DOWNLOAD_WARNSIZE", "RETRY_TIMES",
-    "RETRY_HTTP_CODES", "FEED_EXPORT_ENCODING", "FEED_EXPORT_FIELDS", "LOG_LEVEL",
-    "TELNETCONSOLE_ENABLED", "REQUEST_FINGERPRINTER_IMPLEMENTATION", "TWISTED_REACTOR",
-)  # fmt: skip
+    "USER_AGENT",
+    "ROBOTSTXT_OBEY",
+    "CONCURRENT_REQUESTS",
+    "CONCURRENT_REQUESTS_PER_DOMAIN",
+    "DOWNLOAD_TIMEOUT",
+    "DOWNLOAD_MAXSIZE",
+    "DOWNLOAD_WARNSIZE",
+    "RETRY_TIMES",
+    "RETRY_HTTP_CODES",
+    "FEED_EXPORT_ENCODING",
+    "FEED_EXPORT_FIELDS",
+    "LOG_LEVEL",
+    "TELNETCONSOLE_ENABLED",
+    "REQUEST_FINGERPRINTER_IMPLEMENTATION",
+    "TWISTED_REACTOR",
+)
 # What BlogSpider.from_crawler sets for a loopback site; the bare spider gets it as -s.
 LOOPBACK_SETTINGS = {"AUTOTHROTTLE_ENABLED": False, "DOWNLOAD_DELAY": 0}
 # Fields compared between the two outputs (crawled_at differs by nature, site is given).
 COMPARED_FIELDS = (
-    "id", "title", "summary", "author", "published_at", "date_precision", "published_raw",
-    "category", "tags", "views", "comments", "likes", "site", "layout",
-)  # fmt: skip
+    "id",
+    "title",
+    "summary",
+    "author",
+    "published_at",
+    "date_precision",
+    "published_raw",
+    "category",
+    "tags",
+    "views",
+    "comments",
+    "likes",
+    "site",
+    "layout",
+)
 
 
 class BenchServer(SiteServer):
@@ -180,9 +203,14 @@ def content_argument() -> bool:
 
 
 def crawl_project(
-    layout: str, server: SiteServer, pages: int, work: Path, extra: Sequence[str] = (),
-    settings: Sequence[str] = (), posts: bool = False,
-) -> Run:  # fmt: skip
+    layout: str,
+    server: SiteServer,
+    pages: int,
+    work: Path,
+    extra: Sequence[str] = (),
+    settings: Sequence[str] = (),
+    posts: bool = False,
+) -> Run:
     """The project's spider, as a normal ``scrapy crawl`` with a fresh OUTPUT_DIR (and
     ``settings``, ``NAME=VALUE`` each, to measure what a component costs). With ``posts``, as
     it runs by default (post pages followed); without, with ``-a content=0``: list pages only
@@ -190,9 +218,19 @@ def crawl_project(
     work.mkdir(parents=True, exist_ok=True)
     out, output_dir = work / "project.jsonl", work / "output"
     command = [
-        PYTHON, *extra, "-m", "scrapy", "crawl", layout, "-a", f"url={server.url()}",
-        "-O", str(out), "-s", f"OUTPUT_DIR={output_dir}",
-    ]  # fmt: skip
+        PYTHON,
+        *extra,
+        "-m",
+        "scrapy",
+        "crawl",
+        layout,
+        "-a",
+        f"url={server.url()}",
+        "-O",
+        str(out),
+        "-s",
+        f"OUTPUT_DIR={output_dir}",
+    ]
     if not posts and content_argument():
         command[command.index("-O") : command.index("-O")] = ["-a", "content=0"]
     for setting in settings:
@@ -204,9 +242,18 @@ def crawl_project(
     store = output_dir / "posts.sqlite"
     store_bytes = sum(p.stat().st_size for p in output_dir.glob("posts.sqlite*"))
     return Run(
-        "project", layout, *_hits(server, "list"), read_jsonl(out), user + system, user, system,
-        wall, rss, store_bytes if store.exists() else None, *_hits(server, "post", "extra"),
-    )  # fmt: skip
+        "project",
+        layout,
+        *_hits(server, "list"),
+        read_jsonl(out),
+        user + system,
+        user,
+        system,
+        wall,
+        rss,
+        store_bytes if store.exists() else None,
+        *_hits(server, "post", "extra"),
+    )
 
 
 def crawl_bare(
@@ -217,20 +264,41 @@ def crawl_bare(
     work.mkdir(parents=True, exist_ok=True)
     out = work / "bare.jsonl"
     command = [
-        PYTHON, *extra, "-m", "scrapy", "runspider", str(BENCH / "bare_spiders.py"),
-        "-a", f"layout={layout}", "-a", f"url={server.url()}",
-        "-a", f"site={name_from_url(server.url())}", "-a", f"posts={int(posts)}",
-        "-O", str(out),
-    ]  # fmt: skip
+        PYTHON,
+        *extra,
+        "-m",
+        "scrapy",
+        "runspider",
+        str(BENCH / "bare_spiders.py"),
+        "-a",
+        f"layout={layout}",
+        "-a",
+        f"url={server.url()}",
+        "-a",
+        f"site={name_from_url(server.url())}",
+        "-a",
+        f"posts={int(posts)}",
+        "-O",
+        str(out),
+    ]
     for name, value in bare_settings().items():
         command += ["-s", f"{name}={value}"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
     server.hits.clear()
     user, system, wall, rss = run_child(command, work, work / "bare.log", env)
     return Run(
-        "bare", layout, *_hits(server, "list"), read_jsonl(out), user + system, user, system,
-        wall, rss, None, *_hits(server, "post", "extra"),
-    )  # fmt: skip
+        "bare",
+        layout,
+        *_hits(server, "list"),
+        read_jsonl(out),
+        user + system,
+        user,
+        system,
+        wall,
+        rss,
+        None,
+        *_hits(server, "post", "extra"),
+    )
 
 
 def _hits(server: SiteServer, *kinds: str) -> list[int]:
@@ -352,8 +420,10 @@ def print_posts_table(results: list[LayoutResult]) -> None:
         ratio = median(p, "cpu") / median(b, "cpu")
         per_page = ""
         if r.project_lists and r.post_pages:
-            costs = [_per_post_page(p, r.project_lists, r.post_pages),
-                     _per_post_page(b, r.bare_lists, r.post_pages)]  # fmt: skip
+            costs = [
+                _per_post_page(p, r.project_lists, r.post_pages),
+                _per_post_page(b, r.bare_lists, r.post_pages),
+            ]
             per_page = f"{costs[0]:>21} {costs[1]:>5}"
         print(
             f"{r.layout:8} {r.pages:5d} {median(p, 'post_pages'):5.0f}"
@@ -378,17 +448,20 @@ def print_posts_table(results: list[LayoutResult]) -> None:
         if r.project_lists:
             lists_p = ", ".join(f"{run.cpu:.2f}" for run in r.project_lists)
             lists_b = ", ".join(f"{run.cpu:.2f}" for run in r.bare_lists)
-            print(f"{r.layout}: list pages only, CPU s per run: project [{lists_p}];"
-                  f" bare [{lists_b}]")  # fmt: skip
+            print(
+                f"{r.layout}: list pages only, CPU s per run: project [{lists_p}]; bare [{lists_b}]"
+            )
         budget = median(r.bare, "cpu") * 0.3 / max(1, r.post_pages) * 1e3
         print(
             f"{r.layout}: at 1.3× the project may spend {budget:.2f} ms of CPU per post page"
             " more than the bare spider (list pages, start-up and exports included)"
         )
         with_content = [sum(1 for post in run.posts if post.get("content")) for run in r.project]
-        print(f"{r.layout}: posts with content: project {min(with_content)}, bare"
-              f" {min(sum(1 for post in run.posts if post.get('content')) for run in r.bare)}"
-              f" (of {len(r.project[0].posts)})")  # fmt: skip
+        print(
+            f"{r.layout}: posts with content: project {min(with_content)}, bare"
+            f" {min(sum(1 for post in run.posts if post.get('content')) for run in r.bare)}"
+            f" (of {len(r.project[0].posts)})"
+        )
         if r.differences:
             print(f"{r.layout}: posts whose fields differ (project vs bare): {r.differences}")
         for problem in r.problems:
@@ -397,9 +470,15 @@ def print_posts_table(results: list[LayoutResult]) -> None:
 
 
 def bench_layout(
-    layout: str, pages: int, runs: int, work: Path, feed_mode: str, settings: Sequence[str] = (),
-    posts: bool = False, marginal: bool = True,
-) -> LayoutResult:  # fmt: skip
+    layout: str,
+    pages: int,
+    runs: int,
+    work: Path,
+    feed_mode: str,
+    settings: Sequence[str] = (),
+    posts: bool = False,
+    marginal: bool = True,
+) -> LayoutResult:
     """``runs`` project and bare crawls of one synthetic site, alternating, fresh processes.
 
     With ``posts``: the site serves every post's page, the project runs as by default and the
@@ -470,9 +549,12 @@ def bench_scale(
             server = BenchServer(site).start()
             try:
                 run = crawl_project(
-                    layout, server, pages * factor, work / "scale" / f"{layout}-{factor}",
+                    layout,
+                    server,
+                    pages * factor,
+                    work / "scale" / f"{layout}-{factor}",
                     posts=posts,
-                )  # fmt: skip
+                )
             finally:
                 server.stop()
             peaks.append(run)
@@ -500,9 +582,10 @@ def bench_store(posts: int, lookups: int, work: Path) -> None:
     from scrapy.settings import Settings
 
     from crawler.items import POST_FIELDS
-    from crawler.outputs.dataset import atomic_export
+    from crawler.outputs.dataset import export_rows
     from crawler.parsing.processors import post_id
-    from crawler.store.sqlite import NEW, SQLiteStore, _fingerprint, _sort_instant
+    from crawler.store.records import NEW, fingerprint, sort_instant
+    from crawler.store.sqlite import SQLiteStore
 
     path = work / "store" / "posts.sqlite"
     store = SQLiteStore(path)
@@ -513,13 +596,23 @@ def bench_store(posts: int, lookups: int, work: Path) -> None:
     def item(n: int) -> dict[str, Any]:
         url = f"https://www.cnblogs.com/user{n % 5000}/p/{19_000_000 + n}"
         return {
-            "id": post_id(url), "url": url, "title": f"第{n}篇：大模型训练性能调优笔记",
-            "summary": summary, "author": f"user{n % 5000}",
+            "id": post_id(url),
+            "url": url,
+            "title": f"第{n}篇：大模型训练性能调优笔记",
+            "summary": summary,
+            "author": f"user{n % 5000}",
             "published_at": f"2026-09-{1 + n % 28:02d}T20:12:00+08:00",
-            "date_precision": "minute", "published_raw": f"2026-09-{1 + n % 28:02d} 20:12",
-            "category": None, "tags": [], "views": n % 997, "comments": n % 7, "likes": n % 11,
-            "site": f"site{n % 50}", "layout": "cnblogs", "crawled_at": "2026-11-30T02:15:00+00:00",
-        }  # fmt: skip
+            "date_precision": "minute",
+            "published_raw": f"2026-09-{1 + n % 28:02d} 20:12",
+            "category": None,
+            "tags": [],
+            "views": n % 997,
+            "comments": n % 7,
+            "likes": n % 11,
+            "site": f"site{n % 50}",
+            "layout": "cnblogs",
+            "crawled_at": "2026-11-30T02:15:00+00:00",
+        }
 
     recorded = min(posts, 20_000)
     start = time.perf_counter()
@@ -528,15 +621,29 @@ def bench_store(posts: int, lookups: int, work: Path) -> None:
     store.flush()
     per_record = (time.perf_counter() - start) / recorded * 1e6
     start = time.perf_counter()
-    insert = "INSERT INTO posts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    insert = (
+        "INSERT INTO posts (id, site, published_utc, fingerprint, data, first_seen, last_seen,"
+        " first_run, last_run, change, change_run) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
     batch: list[tuple[Any, ...]] = []
     for n in range(recorded, posts):
         data = item(n)
         now = data["crawled_at"]
         batch.append(
-            (data["id"], data["site"], _sort_instant(data["published_at"]), _fingerprint(data),
-             json.dumps(data, ensure_ascii=False), now, now, run, run, NEW, run)
-        )  # fmt: skip
+            (
+                data["id"],
+                data["site"],
+                sort_instant(data["published_at"]),
+                fingerprint(data),
+                json.dumps(data, ensure_ascii=False),
+                now,
+                now,
+                run,
+                run,
+                NEW,
+                run,
+            )
+        )
         if len(batch) == 50_000:
             store.db.executemany(insert, batch)
             batch.clear()
@@ -594,10 +701,12 @@ def bench_store(posts: int, lookups: int, work: Path) -> None:
     per_row = 0.0
     for fmt in ("jsonl", "csv"):
         start = time.perf_counter()
-        atomic_export(
-            {work / "store" / f"sample.{fmt}": fmt}, islice(store.posts(), sample), POST_FIELDS,
+        export_rows(
+            {work / "store" / f"sample.{fmt}": fmt},
+            islice(store.posts(), sample),
+            POST_FIELDS,
             settings,
-        )  # fmt: skip
+        )
         per_row += (time.perf_counter() - start - to_first) / sample
     print(
         f"  store.posts(): {to_first:.1f} s to the first row (sort), then posts.jsonl + posts.csv"
@@ -616,7 +725,8 @@ def _extract_ways(layout: str) -> list[tuple[str, Callable[[Any], Any]]]:
     """The ways of reading a post page of ``layout`` that ``bench_extract`` times."""
     from bare_spiders import BODY_CSS, body_text, squash
 
-    from crawler.layouts import body_selectors, get_layout
+    from crawler.layouts import get_layout
+    from crawler.layouts.base import body_selectors
     from crawler.parsing.markdown import body_markdown, main_text
 
     spec = get_layout(layout)
@@ -625,18 +735,21 @@ def _extract_ways(layout: str) -> list[tuple[str, Callable[[Any], Any]]]:
     post_body = spec.post_body
     if post_body:
         chrome = spec.post_chrome
-        ways.append((
-            f"layout: body_markdown({post_body!r})",
-            lambda r: body_markdown(r.css(post_body)[0], r.url, chrome),
-        ))  # fmt: skip
+        ways.append(
+            (
+                f"layout: body_markdown({post_body!r})",
+                lambda r: body_markdown(r.css(post_body)[0], r.url, chrome),
+            )
+        )
     ways += [
-        ("fallback: main_text(every post_body)",
-         lambda r: main_text(r.selector, r.url, selectors)),
+        ("fallback: main_text(every post_body)", lambda r: main_text(r.selector, r.url, selectors)),
         ("fallback: main_text(trafilatura only)", lambda r: main_text(r.selector, r.url, ())),
         (f"bare: {body_css!r} string() (the bare spider)", lambda r: body_text(r, layout)),
-        (f"bare: '{body_css} ::text' joined",
-         lambda r: squash(" ".join(r.css(f"{body_css} ::text").getall()))),
-    ]  # fmt: skip
+        (
+            f"bare: '{body_css} ::text' joined",
+            lambda r: squash(" ".join(r.css(f"{body_css} ::text").getall())),
+        ),
+    ]
     return ways
 
 
@@ -659,8 +772,9 @@ def bench_extract(layouts: Sequence[str], samples: int, repeats: int) -> None:
         site = build_site(layout, max(1, -(-samples // 10)), posts=True)
         pages = sorted(
             (site.origin + path, route.body)
-            for path, route in site.routes.items() if page_kind(path) == "post"
-        )[:samples]  # fmt: skip
+            for path, route in site.routes.items()
+            if page_kind(path) == "post"
+        )[:samples]
         size = statistics.median(len(body) for _, body in pages) / 1e3
         print(f"  {layout} ({len(pages)} post pages, median {size:.1f} KB):")
         parse: list[float] = []
@@ -694,8 +808,10 @@ def _describe(result: Any) -> str:
         return f"by {method}: {len(body.markdown)} characters of Markdown" if body else "nothing"
     fields = getattr(result, "fields", None)
     if isinstance(fields, dict):  # PostPage
-        return (f"by {getattr(result, 'method', None)}: {len(fields.get('content') or '')}"
-                f" characters of Markdown, {fields.get('word_count')} words")  # fmt: skip
+        return (
+            f"by {getattr(result, 'method', None)}: {len(fields.get('content') or '')}"
+            f" characters of Markdown, {fields.get('word_count')} words"
+        )
     markdown = getattr(result, "markdown", None)
     if markdown is not None:
         return f"{len(markdown)} characters of Markdown, {result.word_count} words"
@@ -706,22 +822,26 @@ def _describe(result: Any) -> str:
 
 # Module path fragments -> group, first match wins.
 PROFILE_GROUPS = (
-    ("crawler/dates.py", "dates"),
-    ("crawler/date_tables", "dates"),
+    ("crawler/parsing/dates.py", "dates"),
+    ("crawler/parsing/date_tables", "dates"),
     ("dateparser", "dates"),
-    ("crawler/processors.py", "our processors + loader"),
-    ("crawler/loaders.py", "our processors + loader"),
+    ("crawler/parsing/processors.py", "our processors + loader"),
+    ("crawler/parsing/loaders.py", "our processors + loader"),
     ("crawler/spiders", "our spiders"),
-    ("crawler/store.py", "store (SQLite)"),
+    ("crawler/store/", "store (SQLite)"),
     ("crawler/pipelines/store.py", "store (SQLite)"),
     ("sqlite3", "store (SQLite)"),
-    ("crawler/exports.py", "exporters"),
-    ("crawler/exporters.py", "exporters"),
+    ("crawler/outputs/dataset.py", "exporters"),
+    ("crawler/outputs/exporters.py", "exporters"),
     ("scrapy/exporters.py", "exporters"),
     ("scrapy/extensions/feedexport.py", "exporters"),
     ("json/", "exporters"),
     ("csv", "exporters"),
-    ("crawler/content.py", "post content (Markdown)"),
+    ("crawler/outputs/atom.py", "Atom feeds"),
+    ("feedgen", "Atom feeds"),
+    ("markdown_it", "Atom feeds"),
+    ("crawler/outputs/report.py", "report page"),
+    ("crawler/parsing/markdown.py", "post content (Markdown)"),
     ("html_to_markdown", "post content (Markdown)"),
     ("trafilatura", "trafilatura (fallback)"),
     ("crawler/", "our pipelines, middlewares, extensions"),
@@ -757,16 +877,17 @@ C_GROUPS = (
 # Phases by their entry point (file fragment, function): cumulative time, they may nest.
 PROFILE_PHASES = (
     ("spider: parse() of list pages", "crawler/spiders/blogs.py", "parse"),
-    ("  extract(): selectors + loader", "crawler/layouts/__init__.py", "extract"),
-    ("    populate() (layout hook)", "crawler/spiders/", "populate"),
-    ("    PostLoader.add_value", "crawler/loaders.py", "add_value"),
-    ("    PostLoader.load_item", "crawler/loaders.py", "load_item"),
-    ("  store.seen() (every post of a page)", "crawler/store.py", "seen"),
-    ("  remember_page()", "crawler/store.py", "remember_page"),
+    ("  extract(): selectors + loader", "crawler/layouts/base.py", "extract"),
+    ("    populate() (layout hook)", "crawler/layouts/", "populate"),
+    ("    PostLoader.add_value", "crawler/parsing/loaders.py", "add_value"),
+    ("    PostLoader.load_item", "crawler/parsing/loaders.py", "load_item"),
+    ("  incremental middleware", "crawler/incremental/middleware.py", "_list_page"),
+    ("    stored post (posts_by_id)", "crawler/store/sqlite.py", "posts_by_id"),
+    ("    remember_page()", "crawler/store/sqlite.py", "remember_page"),
     ("spider: parse_post() of post pages", "crawler/spiders/blogs.py", "parse_post"),
-    ("  read_post()", "crawler/layouts/__init__.py", "read_post"),
-    ("    body_markdown()", "crawler/content.py", "body_markdown"),
-    ("    main_text() (fallback)", "crawler/content.py", "main_text"),
+    ("  read_post()", "crawler/layouts/base.py", "read_post"),
+    ("    body_markdown()", "crawler/parsing/markdown.py", "body_markdown"),
+    ("    main_text() (fallback)", "crawler/parsing/markdown.py", "main_text"),
     ("spider: parse_post_extra()", "crawler/spiders/blogs.py", "parse_post_extra"),
     ("HTML/XML parsing (create_root_node)", "parsel/selector.py", "create_root_node"),
     ("pipeline: validate", "crawler/pipelines/validate.py", "process_item"),
@@ -774,12 +895,18 @@ PROFILE_PHASES = (
     ("pipeline: dedupe", "crawler/pipelines/dedupe.py", "process_item"),
     ("pipeline: store (record)", "crawler/pipelines/store.py", "process_item"),
     ("-O feed export (item_scraped)", "scrapy/extensions/feedexport.py", "item_scraped"),
-    ("consolidated exports (write_exports)", "crawler/exports.py", "write_exports"),
+    ("outputs (publish_outputs)", "crawler/runs/publish.py", "publish_outputs"),
+    ("  dataset (write_dataset)", "crawler/outputs/dataset.py", "write_dataset"),
+    ("  Atom feeds (write_feeds)", "crawler/outputs/atom.py", "write_feeds"),
+    ("  report page (write_report)", "crawler/outputs/report.py", "write_report"),
     ("run summary", "crawler/extensions/summary.py", "spider_closed"),
-    ("downloader middlewares (response)", "scrapy/core/downloader/middleware.py",
-     "_process_response"),
+    (
+        "downloader middlewares (response)",
+        "scrapy/core/downloader/middleware.py",
+        "_process_response",
+    ),
     ("encoding middleware", "crawler/middlewares/encoding.py", "process_response"),
-)  # fmt: skip
+)
 
 
 def _group(filename: str, function: str) -> str:
@@ -819,8 +946,10 @@ def summarise_profile(path: Path, bare_path: Path, top: int = 25) -> None:
     total = sum(entry[2] for entry in raw.values())
     bare_total = sum(entry[2] for entry in bare.values())
     groups, bare_groups = _group_times(raw), _group_times(bare)
-    print(f"Self time by group (total {total:.2f} s of profiled CPU; the bare spider's"
-          f" {bare_total:.2f} s):")  # fmt: skip
+    print(
+        f"Self time by group (total {total:.2f} s of profiled CPU; the bare spider's"
+        f" {bare_total:.2f} s):"
+    )
     print(f"  {'':40} {'project':>9} {'share':>7} {'bare':>8}")
     for group, seconds in sorted(groups.items(), key=lambda kv: -kv[1]):
         print(f"  {group:40} {seconds:7.2f} s {seconds / total:6.1%} {bare_groups[group]:6.2f} s")
@@ -852,9 +981,13 @@ def _profiled(path: Path) -> list[str]:
 
 
 def bench_profile(
-    pages: int, work: Path, output: Path | None, feed_mode: str, layout: str = "cnblogs",
+    pages: int,
+    work: Path,
+    output: Path | None,
+    feed_mode: str,
+    layout: str = "cnblogs",
     posts: bool = False,
-) -> None:  # fmt: skip
+) -> None:
     """The project's and the bare crawls of one layout under cProfile (with ``posts``, both
     reading post pages); prints the summary."""
     profile = output or work / f"{layout}.prof"
@@ -887,9 +1020,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs of each spider (3)")
     parser.add_argument("--layouts", default=",".join(LAYOUTS), help="comma-separated layouts")
     parser.add_argument(
-        "--feed-mode", choices=("paged", "single"), default="paged",
+        "--feed-mode",
+        choices=("paged", "single"),
+        default="paged",
         help="feed site: RFC 5005 paged feed (default) or one big feed",
-    )  # fmt: skip
+    )
     parser.add_argument("--scale", action="store_true", help="also RSS at 1× and 4× the pages")
     parser.add_argument("--store", action="store_true", help="also the store micro-benchmark")
     parser.add_argument("--store-posts", type=int, default=1_000_000)
@@ -897,18 +1032,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--profile-layout", default="cnblogs", help="the layout to profile")
     parser.add_argument("--profile-out", type=Path, help="where to keep the .prof file")
     parser.add_argument(
-        "--only", action="store_true",
+        "--only",
+        action="store_true",
         help="skip the project/bare comparison (with --scale/--store/--profile/--extract)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--posts", action="store_true",
+        "--posts",
+        action="store_true",
         help="sites with post pages: the project as it runs by default against the bare spider"
         " following post pages (target ≤ 1.3×); without it, list pages only (content=0)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--no-marginal", dest="marginal", action="store_false",
+        "--no-marginal",
+        dest="marginal",
+        action="store_false",
         help="with --posts: skip the list-only crawls that price one post page",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--extract", action="store_true", help="also the post extraction micro-benchmark"
     )
@@ -916,10 +1055,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--extract-repeats", type=int, default=5, help="passes over them (5)")
     parser.add_argument("--keep", type=Path, help="keep outputs and logs in this folder")
     parser.add_argument(
-        "--set", action="append", default=[], metavar="NAME=VALUE",
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
         help="a Scrapy setting for the project's crawls (repeatable), e.g. to measure what a"
         " component costs: --set POST_STORE_ENABLED=False",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
     unknown = set(layouts) - set(LAYOUTS)
@@ -936,10 +1078,16 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"{layout}: {args.pages} {what}, {args.runs} runs each", flush=True)
                 results.append(
                     bench_layout(
-                        layout, args.pages, args.runs, work, args.feed_mode, args.set,
-                        args.posts, args.marginal,
+                        layout,
+                        args.pages,
+                        args.runs,
+                        work,
+                        args.feed_mode,
+                        args.set,
+                        args.posts,
+                        args.marginal,
                     )
-                )  # fmt: skip
+                )
             print()
             (print_posts_table if args.posts else print_table)(results)
         if args.extract:
@@ -950,9 +1098,13 @@ def main(argv: list[str] | None = None) -> None:
             bench_store(args.store_posts, 10_000, work)
         if args.profile:
             bench_profile(
-                args.pages, work, args.profile_out, args.feed_mode, args.profile_layout,
+                args.pages,
+                work,
+                args.profile_out,
+                args.feed_mode,
+                args.profile_layout,
                 args.posts,
-            )  # fmt: skip
+            )
 
 
 if __name__ == "__main__":

@@ -215,9 +215,14 @@ class RegistryNotRead(RuntimeError):
 
 
 def crawlall(
-    registry: Path, names: Sequence[str], output: Path, log: Path, settings: Sequence[str],
-    timeout: float, project: Path,
-) -> tuple[int, float, float, float, float]:  # fmt: skip
+    registry: Path,
+    names: Sequence[str],
+    output: Path,
+    log: Path,
+    settings: Sequence[str],
+    timeout: float,
+    project: Path,
+) -> tuple[int, float, float, float, float]:
     """Run ``scrapy crawlall`` in ``project``; (exit status, wall, user, sys, peak RSS MB) of
     that process.
 
@@ -257,8 +262,7 @@ def crawlall(
     if usage["status"] != 0:
         print(f"  crawlall exited with {usage['status']}; end of its log ({log}):")
         print("    " + "\n    ".join(text.rstrip().splitlines()[-15:]))
-    return (usage["status"], usage["wall"], usage["user"], usage["sys"],
-            usage["maxrss_kb"] / 1024)  # fmt: skip
+    return (usage["status"], usage["wall"], usage["user"], usage["sys"], usage["maxrss_kb"] / 1024)
 
 
 def count_posts(output: Path, blogs: int, per_blog: int) -> tuple[int, int]:
@@ -273,9 +277,15 @@ def count_posts(output: Path, blogs: int, per_blog: int) -> tuple[int, int]:
 
 
 def measure(
-    server: BenchServer, registry: Path, names: Sequence[str], output: Path, log: Path,
-    settings: Sequence[str], per_blog: int, args: argparse.Namespace,
-) -> Crawl:  # fmt: skip
+    server: BenchServer,
+    registry: Path,
+    names: Sequence[str],
+    output: Path,
+    log: Path,
+    settings: Sequence[str],
+    per_blog: int,
+    args: argparse.Namespace,
+) -> Crawl:
     """One crawl against ``server``, with what the server saw of it."""
     server.reset()
     status, wall, user, system, rss = crawlall(
@@ -288,11 +298,20 @@ def measure(
     starts = [hit.arrived for hit in hits]
     interval = (starts[-1] - starts[0]) / (len(starts) - 1) if len(starts) > 1 else None
     return Crawl(
-        status, wall, user, system, rss, posts, len(names) * per_blog, incomplete,
-        requests=len(hits), robots=sum(hit.path == "/robots.txt" for hit in hits),
-        not_modified=sum(hit.status == 304 for hit in hits), peak_in_flight=peak,
+        status,
+        wall,
+        user,
+        system,
+        rss,
+        posts,
+        len(names) * per_blog,
+        incomplete,
+        requests=len(hits),
+        robots=sum(hit.path == "/robots.txt" for hit in hits),
+        not_modified=sum(hit.status == 304 for hit in hits),
+        peak_in_flight=peak,
         mean_interval=interval,
-    )  # fmt: skip
+    )
 
 
 # ---- reports --------------------------------------------------------------------------------
@@ -336,9 +355,15 @@ def politeness(args: argparse.Namespace, work: Path) -> Scenario:
             where = work / f"politeness-{i + 1}"
             where.mkdir(parents=True, exist_ok=True)
             crawl = measure(
-                server, registry, names, where / "output", where / "crawlall.log",
-                ["THROTTLE_LOOPBACK=1"], per_blog, args,
-            )  # fmt: skip
+                server,
+                registry,
+                names,
+                where / "output",
+                where / "crawlall.log",
+                ["THROTTLE_LOOPBACK=1"],
+                per_blog,
+                args,
+            )
             crawls.append(crawl)
             scenario.runs.append(asdict(crawl))
     finally:
@@ -359,10 +384,13 @@ def politeness(args: argparse.Namespace, work: Path) -> Scenario:
     peak = med([c.peak_in_flight for c in crawls])
     interval = med([c.mean_interval for c in crawls])
     scenario.median = {
-        "peak_in_flight": peak, "mean_interval_s": interval,
-        "requests": med([c.requests for c in crawls]), "wall_s": med([c.wall for c in crawls]),
-        "posts": med([c.posts for c in crawls]), "expected": crawls[0].expected,
-    }  # fmt: skip
+        "peak_in_flight": peak,
+        "mean_interval_s": interval,
+        "requests": med([c.requests for c in crawls]),
+        "wall_s": med([c.wall for c in crawls]),
+        "posts": med([c.posts for c in crawls]),
+        "expected": crawls[0].expected,
+    }
     all_posts = all(c.posts == c.expected and not c.blogs_incomplete for c in crawls)
     scenario.targets = {
         "at_most_2_in_flight": peak is not None and peak <= MAX_IN_FLIGHT,
@@ -377,8 +405,7 @@ def politeness(args: argparse.Namespace, work: Path) -> Scenario:
     )
     print(f"  target ≤ {MAX_IN_FLIGHT} requests in flight: {mark(t['at_most_2_in_flight'])}")
     print(
-        f"  target mean interval ≥ {MIN_MEAN_INTERVAL} s: "
-        f"{mark(t['mean_interval_at_least_0.25s'])}"
+        f"  target mean interval ≥ {MIN_MEAN_INTERVAL} s: {mark(t['mean_interval_at_least_0.25s'])}"
     )
     print(
         f"  target every post exported ({crawls[0].expected}): {mark(all_posts)}"
@@ -410,9 +437,15 @@ def scale(args: argparse.Namespace, work: Path) -> Scenario:
             pair = []
             for kind in ("first", "second"):
                 crawl = measure(
-                    server, registry, names, where / "output", where / f"{kind}.log", (),
-                    per_blog, args,
-                )  # fmt: skip
+                    server,
+                    registry,
+                    names,
+                    where / "output",
+                    where / f"{kind}.log",
+                    (),
+                    per_blog,
+                    args,
+                )
                 print(
                     f"  run {i + 1} {kind}: exit {crawl.status}, {crawl.cpu:.1f} s CPU,"
                     f" {crawl.wall:.1f} s wall, {crawl.rss_mb:.0f} MB",
@@ -422,9 +455,12 @@ def scale(args: argparse.Namespace, work: Path) -> Scenario:
             first, second = pair
             pairs.append((first, second))
             scenario.runs.append(
-                {"first": asdict(first), "second": asdict(second),
-                 "second_cpu_share": second.cpu / first.cpu if first.cpu else None}
-            )  # fmt: skip
+                {
+                    "first": asdict(first),
+                    "second": asdict(second),
+                    "second_cpu_share": second.cpu / first.cpu if first.cpu else None,
+                }
+            )
     finally:
         server.stop()
 
@@ -446,11 +482,13 @@ def scale(args: argparse.Namespace, work: Path) -> Scenario:
     for index, kind in enumerate(("first", "second")):
         crawls = [pair[index] for pair in pairs]
         median[kind] = {
-            "cpu_s": med([c.cpu for c in crawls]), "rss_mb": med([c.rss_mb for c in crawls]),
-            "wall_s": med([c.wall for c in crawls]), "posts": med([c.posts for c in crawls]),
+            "cpu_s": med([c.cpu for c in crawls]),
+            "rss_mb": med([c.rss_mb for c in crawls]),
+            "wall_s": med([c.wall for c in crawls]),
+            "posts": med([c.posts for c in crawls]),
             "requests": med([c.requests for c in crawls]),
             "not_modified": med([c.not_modified for c in crawls]),
-        }  # fmt: skip
+        }
     scenario.median = median
     first_rss, share = median["first"]["rss_mb"], median["second_cpu_share"]
     every = [c for pair in pairs for c in pair]
@@ -468,12 +506,18 @@ def scale(args: argparse.Namespace, work: Path) -> Scenario:
         f" CPU, {median['second']['rss_mb']:.0f} MB, {median['second']['wall_s']:.1f} s wall;"
         f" second / first CPU {share or 0:.0%}"
     )
-    print(f"  target first crawl ≤ {MAX_FIRST_RSS_MB:.0f} MB peak RSS: "
-          f"{mark(t['first_rss_at_most_200mb'])}")  # fmt: skip
-    print(f"  target second crawl ≤ {MAX_SECOND_CPU_SHARE:.0%} of the first's CPU: "
-          f"{mark(t['second_cpu_at_most_25pct'])}")  # fmt: skip
-    print(f"  target every post in the dataset both times ({every[0].expected}): "
-          f"{mark(t['every_post_both_times'])}")  # fmt: skip
+    print(
+        f"  target first crawl ≤ {MAX_FIRST_RSS_MB:.0f} MB peak RSS: "
+        f"{mark(t['first_rss_at_most_200mb'])}"
+    )
+    print(
+        f"  target second crawl ≤ {MAX_SECOND_CPU_SHARE:.0%} of the first's CPU: "
+        f"{mark(t['second_cpu_at_most_25pct'])}"
+    )
+    print(
+        f"  target every post in the dataset both times ({every[0].expected}): "
+        f"{mark(t['every_post_both_times'])}"
+    )
     print(f"  target exit 0 both times: {mark(t['exit_0_both_times'])}\n")
     return scenario
 
@@ -483,21 +527,36 @@ def scale(args: argparse.Namespace, work: Path) -> Scenario:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--politeness", action="store_true", help="scenario A only (with B if"
-                        " --scale is given too); neither flag runs both")  # fmt: skip
+    parser.add_argument(
+        "--politeness",
+        action="store_true",
+        help="scenario A only (with B if --scale is given too); neither flag runs both",
+    )
     parser.add_argument("--scale", action="store_true", help="scenario B")
     parser.add_argument("--blogs", type=int, default=40, help="A: blogs on one host (40)")
     parser.add_argument("--pages", type=int, default=1, help="A: list pages per blog (1)")
-    parser.add_argument("--delay", type=float, default=0.05,
-                        help="A: seconds the server waits before answering (0.05)")  # fmt: skip
+    parser.add_argument(
+        "--delay",
+        type=float,
+        default=0.05,
+        help="A: seconds the server waits before answering (0.05)",
+    )
     parser.add_argument("--scale-blogs", type=int, default=400, help="B: blogs (400)")
     parser.add_argument("--scale-pages", type=int, default=3, help="B: list pages per blog (3)")
     parser.add_argument("--runs", type=int, default=1, help="repeat each scenario; medians (1)")
-    parser.add_argument("--timeout", type=float, default=600,
-                        help="seconds a crawl may take before it is stopped (600)")  # fmt: skip
-    parser.add_argument("--project", type=Path, default=PROJECT,
-                        help="run crawlall in this checkout of the project (default: this"
-                        " one), e.g. an older commit's for a baseline")  # fmt: skip
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=600,
+        help="seconds a crawl may take before it is stopped (600)",
+    )
+    parser.add_argument(
+        "--project",
+        type=Path,
+        default=PROJECT,
+        help="run crawlall in this checkout of the project (default: this"
+        " one), e.g. an older commit's for a baseline",
+    )
     parser.add_argument("--out", type=Path, help="write the results as JSON to this file")
     parser.add_argument("--keep", type=Path, help="keep outputs, registries and logs here")
     args = parser.parse_args(argv)
@@ -508,9 +567,11 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict[str, Any] = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "python": platform.python_version(), "cpus": os.cpu_count(), "runs": args.runs,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "runs": args.runs,
         "project": str(args.project.resolve()),
-    }  # fmt: skip
+    }
     with tempfile.TemporaryDirectory(prefix="bench-registry-") as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)

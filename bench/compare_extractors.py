@@ -64,10 +64,19 @@ def by_trafilatura(case: Case) -> PostBody:
     import trafilatura
 
     response = case.response()
-    extracted = trafilatura.extract(
-        response.text, url=response.url, output_format="html", include_links=True,
-        include_images=True, include_tables=True, include_formatting=True, favor_recall=True,
-    ) or ""  # fmt: skip
+    extracted = (
+        trafilatura.extract(
+            response.text,
+            url=response.url,
+            output_format="html",
+            include_links=True,
+            include_images=True,
+            include_tables=True,
+            include_formatting=True,
+            favor_recall=True,
+        )
+        or ""
+    )
     return html_markdown(extracted, response.url)
 
 

@@ -237,39 +237,128 @@ _TOKEN = re.compile(
 )
 _KEYWORDS = {
     "python": {
-        "def", "class", "return", "if", "else", "elif", "for", "in", "while", "with", "try",
-        "except", "finally", "raise", "yield", "async", "await", "lambda", "not", "and",
-        "or", "is", "pass", "break", "continue", "import", "from", "as",
+        "def",
+        "class",
+        "return",
+        "if",
+        "else",
+        "elif",
+        "for",
+        "in",
+        "while",
+        "with",
+        "try",
+        "except",
+        "finally",
+        "raise",
+        "yield",
+        "async",
+        "await",
+        "lambda",
+        "not",
+        "and",
+        "or",
+        "is",
+        "pass",
+        "break",
+        "continue",
+        "import",
+        "from",
+        "as",
     },
     "go": {
-        "package", "import", "func", "return", "if", "else", "for", "range", "var", "const",
-        "type", "struct", "interface", "map", "chan", "go", "defer", "select", "case",
-        "switch", "default", "break", "continue",
+        "package",
+        "import",
+        "func",
+        "return",
+        "if",
+        "else",
+        "for",
+        "range",
+        "var",
+        "const",
+        "type",
+        "struct",
+        "interface",
+        "map",
+        "chan",
+        "go",
+        "defer",
+        "select",
+        "case",
+        "switch",
+        "default",
+        "break",
+        "continue",
     },
-}  # fmt: skip
+}
 _CONSTANTS = {"None", "True", "False", "nil", "true", "false"}
 _BUILTINS = {
-    "print", "len", "range", "int", "str", "float", "list", "dict", "set", "sum", "max",
-    "min", "enumerate", "super", "make", "close", "string", "error", "bool", "byte",
-    "float64", "int64",
-}  # fmt: skip
+    "print",
+    "len",
+    "range",
+    "int",
+    "str",
+    "float",
+    "list",
+    "dict",
+    "set",
+    "sum",
+    "max",
+    "min",
+    "enumerate",
+    "super",
+    "make",
+    "close",
+    "string",
+    "error",
+    "bool",
+    "byte",
+    "float64",
+    "int64",
+}
 
 # Token kind -> span class, per highlighter ("" leaves the token unwrapped).
 _HLJS = {
-    "keyword": "hljs-keyword", "constant": "hljs-literal", "builtin": "hljs-built_in",
-    "string": "hljs-string", "doc": "hljs-string", "comment": "hljs-comment",
-    "number": "hljs-number", "function": "hljs-title function_", "class": "hljs-title class_",
-}  # fmt: skip
+    "keyword": "hljs-keyword",
+    "constant": "hljs-literal",
+    "builtin": "hljs-built_in",
+    "string": "hljs-string",
+    "doc": "hljs-string",
+    "comment": "hljs-comment",
+    "number": "hljs-number",
+    "function": "hljs-title function_",
+    "class": "hljs-title class_",
+}
 _ROUGE = {
-    "keyword": "k", "namespace": "kn", "constant": "kc", "builtin": "nb", "string": "s2",
-    "doc": "sh", "comment": "c1", "number": "mi", "function": "nf", "class": "nc",
-    "name": "n", "op": "o", "punct": "p",
-}  # fmt: skip
+    "keyword": "k",
+    "namespace": "kn",
+    "constant": "kc",
+    "builtin": "nb",
+    "string": "s2",
+    "doc": "sh",
+    "comment": "c1",
+    "number": "mi",
+    "function": "nf",
+    "class": "nc",
+    "name": "n",
+    "op": "o",
+    "punct": "p",
+}
 _CHROMA = {
-    "keyword": "k", "namespace": "kn", "declaration": "kd", "constant": "kc", "builtin": "kt",
-    "string": "s", "comment": "c1", "number": "mi", "function": "nx", "name": "nx",
-    "op": "o", "punct": "p",
-}  # fmt: skip
+    "keyword": "k",
+    "namespace": "kn",
+    "declaration": "kd",
+    "constant": "kc",
+    "builtin": "kt",
+    "string": "s",
+    "comment": "c1",
+    "number": "mi",
+    "function": "nx",
+    "name": "nx",
+    "op": "o",
+    "punct": "p",
+}
 
 
 def tokens(code: str, language: str) -> list[tuple[str, str]]:
@@ -303,8 +392,11 @@ def _spans(pairs: list[tuple[str, str]], classes: dict[str, str]) -> str:
     out = []
     for kind, text in pairs:
         name = classes.get(kind, "")
-        out.append(f'<span class="{name}">{html.escape(text, quote=False)}</span>' if name
-                   else html.escape(text, quote=False))  # fmt: skip
+        out.append(
+            f'<span class="{name}">{html.escape(text, quote=False)}</span>'
+            if name
+            else html.escape(text, quote=False)
+        )
     return "".join(out)
 
 
@@ -342,13 +434,28 @@ def plain_block(code: str, language: str) -> str:
 
 
 HIGHLIGHTERS: dict[str, Callable[[str, str], str]] = {
-    "hljs": hljs_block, "rouge": rouge_block, "chroma": chroma_block, "plain": plain_block,
-}  # fmt: skip
+    "hljs": hljs_block,
+    "rouge": rouge_block,
+    "chroma": chroma_block,
+    "plain": plain_block,
+}
 TERMS = ("world_size", "max_len", "top_k", "GOMAXPROCS", "chunk_size", "num_workers")
 TAGS = (
-    "PyTorch", "分布式训练", "CUDA", "Go", "Kubernetes", "性能优化", "大模型", "推理",
-    "Rust", "eBPF", "NCCL", "调度", "存储", "网络",
-)  # fmt: skip
+    "PyTorch",
+    "分布式训练",
+    "CUDA",
+    "Go",
+    "Kubernetes",
+    "性能优化",
+    "大模型",
+    "推理",
+    "Rust",
+    "eBPF",
+    "NCCL",
+    "调度",
+    "存储",
+    "网络",
+)
 
 
 @dataclass
@@ -393,9 +500,10 @@ def post_body(
     chrome = len(render(PostContent("", "", tags, [])))
     while len(codes) > 2 and chrome + sum(len(c.encode()) for c in codes) + 4_000 > target:
         codes.remove(max(codes, key=len))
-    parts = [f"<p>{_inline(writer, writer.text(rng.randint(120, 220)))}</p>",
-             f'<p><img src="{image}" alt="{html.escape(rng.choice(TAGS))} 架构图"'
-             ' loading="lazy"></p>']  # fmt: skip
+    parts = [
+        f"<p>{_inline(writer, writer.text(rng.randint(120, 220)))}</p>",
+        f'<p><img src="{image}" alt="{html.escape(rng.choice(TAGS))} 架构图" loading="lazy"></p>',
+    ]
     texts = [parts[0]]
     headings: list[tuple[str, str]] = []
     section = 0
@@ -409,16 +517,20 @@ def post_body(
         heading = f"{section}. {writer.title()}"
         anchor = f"section-{section}"
         headings.append((anchor, heading))
-        new = [f'<h2 id="{anchor}">{html.escape(heading, quote=False)}</h2>',
-               f"<p>{_inline(writer, writer.text(rng.randint(150, 320)))}</p>"]  # fmt: skip
+        new = [
+            f'<h2 id="{anchor}">{html.escape(heading, quote=False)}</h2>',
+            f"<p>{_inline(writer, writer.text(rng.randint(150, 320)))}</p>",
+        ]
         if section == 1:
             new.append(
                 f'<p>完整代码见 <a href="https://github.com/robindevnotes/infra-notes/tree/main/'
                 f'{number}">GitHub 仓库</a>，{html.escape(writer.text(60), quote=False)}</p>'
             )
         if section == 2:
-            items = "".join(f"<li>{html.escape(writer.text(30), quote=False)}</li>"
-                            for _ in range(rng.randint(3, 5)))  # fmt: skip
+            items = "".join(
+                f"<li>{html.escape(writer.text(30), quote=False)}</li>"
+                for _ in range(rng.randint(3, 5))
+            )
             new.append(f"<ul>{items}</ul>")
         if codes:
             new.append(codes.pop())

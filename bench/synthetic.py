@@ -56,18 +56,54 @@ RSS = "application/rss+xml; charset=utf-8"
 # ---- Chinese text ---------------------------------------------------------------------------
 
 TOPICS = (
-    "大模型训练", "分布式推理", "KV 缓存", "NCCL 通信", "PyTorch FSDP", "DeepSpeed ZeRO-3",
-    "vLLM", "TensorRT-LLM", "ONNX Runtime", "eBPF", "Kubernetes 调度", "Rust 异步运行时",
-    "Go 并发模型", "Redis 集群", "MySQL 索引", "Kafka 消息队列", "Flink 实时计算", "Godot 引擎",
-    "Bevy ECS", "CUDA 核函数", "Triton 算子", "MoE 专家并行", "RLHF 强化学习", "向量数据库",
-    "Raft 共识算法", "LSM 树存储引擎", "JVM 垃圾回收", "Linux 内核调度", "零拷贝网络",
-    "gRPC 服务治理", "Slurm 作业调度", "JAX/XLA 编译器", "梯度检查点", "混合精度训练",
-)  # fmt: skip
+    "大模型训练",
+    "分布式推理",
+    "KV 缓存",
+    "NCCL 通信",
+    "PyTorch FSDP",
+    "DeepSpeed ZeRO-3",
+    "vLLM",
+    "TensorRT-LLM",
+    "ONNX Runtime",
+    "eBPF",
+    "Kubernetes 调度",
+    "Rust 异步运行时",
+    "Go 并发模型",
+    "Redis 集群",
+    "MySQL 索引",
+    "Kafka 消息队列",
+    "Flink 实时计算",
+    "Godot 引擎",
+    "Bevy ECS",
+    "CUDA 核函数",
+    "Triton 算子",
+    "MoE 专家并行",
+    "RLHF 强化学习",
+    "向量数据库",
+    "Raft 共识算法",
+    "LSM 树存储引擎",
+    "JVM 垃圾回收",
+    "Linux 内核调度",
+    "零拷贝网络",
+    "gRPC 服务治理",
+    "Slurm 作业调度",
+    "JAX/XLA 编译器",
+    "梯度检查点",
+    "混合精度训练",
+)
 TITLE_PATTERNS = (
-    "{a}原理与实践", "一文看懂{a}", "从零实现{a}", "{a}和{b}，两种路线之争", "手把手跑通{a}",
-    "{a}性能调优笔记", "深入理解{a}：从源码到生产", "用{a}优化{b}的工程实践",
-    "{a}踩坑记录（第{n}篇）", "为什么工程师都要懂{a}", "{a}深度工程实战:从{b}到全链路解析",
-)  # fmt: skip
+    "{a}原理与实践",
+    "一文看懂{a}",
+    "从零实现{a}",
+    "{a}和{b}，两种路线之争",
+    "手把手跑通{a}",
+    "{a}性能调优笔记",
+    "深入理解{a}：从源码到生产",
+    "用{a}优化{b}的工程实践",
+    "{a}踩坑记录（第{n}篇）",
+    "为什么工程师都要懂{a}",
+    "{a}深度工程实战:从{b}到全链路解析",
+)
 SENTENCES = (
     "{a}是目前工程实践中最常被提到的方案之一，它把复杂的问题拆成了几个清晰的步骤。",
     "很多团队在落地{a}时都会遇到同一个问题：{b}的开销远远超出预期。",
@@ -521,10 +557,14 @@ def _cnblogs_post_page(post: Post) -> str:
         )
     )
     fields = {
-        "@@URL@@": url, "@@TITLE@@": esc(post.title), "@@ID@@": str(post.number),
-        "@@DATE@@": f"{post.published:%Y-%m-%d %H:%M}", "@@UPDATED@@": f"{updated:%Y-%m-%d %H:%M}",
-        "@@VIEWS@@": str(post.views), "@@COMMENTS@@": str(post.comments),
-    }  # fmt: skip
+        "@@URL@@": url,
+        "@@TITLE@@": esc(post.title),
+        "@@ID@@": str(post.number),
+        "@@DATE@@": f"{post.published:%Y-%m-%d %H:%M}",
+        "@@UPDATED@@": f"{updated:%Y-%m-%d %H:%M}",
+        "@@VIEWS@@": str(post.views),
+        "@@COMMENTS@@": str(post.comments),
+    }
     middle = CNBLOGS_POST
     for key, value in fields.items():
         middle = middle.replace(key, value)
@@ -952,10 +992,12 @@ def _hux_post_page(post: Post) -> str:
             for tag in content.tags
         )
         middle = (
-            HUX_POST.replace("@@TAGS@@", tags).replace("@@TITLE@@", esc(post.title))
-            .replace("@@SUBTITLE@@", esc(post.subtitle)).replace("@@DATE@@", date)
+            HUX_POST.replace("@@TAGS@@", tags)
+            .replace("@@TITLE@@", esc(post.title))
+            .replace("@@SUBTITLE@@", esc(post.subtitle))
+            .replace("@@DATE@@", date)
             .replace("@@BODY@@", content.html)
-        )  # fmt: skip
+        )
         return (head + middle + foot).encode()
 
     _, page = post_body(Writer(post.number), post.number, "rouge", "python", image, render)
@@ -1129,13 +1171,17 @@ def _cards_post_page(post: Post) -> str:
     )
     foot = CARDS_FOOT[CARDS_FOOT.index("    </section>") :]
     fields = {
-        "@@TITLE@@": esc(post.title), "@@CATEGORY@@": post.category,
+        "@@TITLE@@": esc(post.title),
+        "@@CATEGORY@@": post.category,
         "@@ISO@@": f"{post.published:%Y-%m-%dT%H:%M:%S}+08:00",
         "@@DATE@@": f"{post.published.year}年{post.published:%m}月{post.published:%d}日",
-        "@@LIKES@@": str(post.likes), "@@COMMENTS@@": str(post.comments),
-        "@@VIEWS@@": _cards_count(post.views), "@@ID@@": str(post.number),
-        "@@PREV@@": str(post.number - 1), "@@NEXT@@": str(post.number + 1),
-    }  # fmt: skip
+        "@@LIKES@@": str(post.likes),
+        "@@COMMENTS@@": str(post.comments),
+        "@@VIEWS@@": _cards_count(post.views),
+        "@@ID@@": str(post.number),
+        "@@PREV@@": str(post.number - 1),
+        "@@NEXT@@": str(post.number + 1),
+    }
     middle = CARDS_POST
     for key, value in fields.items():
         middle = middle.replace(key, value)
@@ -1491,16 +1537,25 @@ def _feed_post_page(post: Post) -> str:
 
     def render(content: PostContent) -> bytes:
         ld = {
-            "@context": "https://schema.org", "@type": "BlogPosting", "headline": post.title,
-            "name": post.title, "description": post.summary[:120], "keywords": content.tags,
-            "articleBody": content.text, "wordCount": str(len(content.text)),
-            "inLanguage": "zh", "datePublished": published.isoformat(),
+            "@context": "https://schema.org",
+            "@type": "BlogPosting",
+            "headline": post.title,
+            "name": post.title,
+            "description": post.summary[:120],
+            "keywords": content.tags,
+            "articleBody": content.text,
+            "wordCount": str(len(content.text)),
+            "inLanguage": "zh",
+            "datePublished": published.isoformat(),
             "dateModified": modified.isoformat(),
             "author": [{"@type": "Person", "name": "David"}],
             "mainEntityOfPage": {"@type": "WebPage", "@id": url},
-            "publisher": {"@type": "Organization", "name": "David 的技术思考",
-                          "logo": {"@type": "ImageObject", "url": f"{FEED_ORIGIN}/favicon.ico"}},
-        }  # fmt: skip
+            "publisher": {
+                "@type": "Organization",
+                "name": "David 的技术思考",
+                "logo": {"@type": "ImageObject", "url": f"{FEED_ORIGIN}/favicon.ico"},
+            },
+        }
         toc = "\n".join(
             f'                    <li>\n                        <a href="#{anchor}" aria-label="{esc(text)}">'
             f"{esc(text)}</a>\n                    </li>"
@@ -1509,16 +1564,20 @@ def _feed_post_page(post: Post) -> str:
         fields = {
             "@@TITLE_JSON@@": json.dumps(post.title, ensure_ascii=False),
             "@@JSON_LD@@": json.dumps(ld, ensure_ascii=False, indent=2).replace("<", "\\u003c"),
-            "@@TITLE@@": esc(post.title), "@@KEYWORDS@@": esc(", ".join(content.tags)),
-            "@@DESCRIPTION@@": esc(post.summary[:120]), "@@URL@@": url,
-            "@@PUBLISHED@@": published.isoformat(), "@@MODIFIED@@": modified.isoformat(),
+            "@@TITLE@@": esc(post.title),
+            "@@KEYWORDS@@": esc(", ".join(content.tags)),
+            "@@DESCRIPTION@@": esc(post.summary[:120]),
+            "@@URL@@": url,
+            "@@PUBLISHED@@": published.isoformat(),
+            "@@MODIFIED@@": modified.isoformat(),
             "@@META_TAGS@@": "\n".join(
                 f'    <meta property="article:tag" content="{esc(tag)}">' for tag in content.tags
             ),
             "@@META_DATE@@": f"{published:%Y-%m-%d %H:%M:%S} +0000 UTC",
-            "@@DATE@@": f"{published:%Y-%m-%d}", "@@MINUTES@@": str(len(content.text) // 400 + 1),
+            "@@DATE@@": f"{published:%Y-%m-%d}",
+            "@@MINUTES@@": str(len(content.text) // 400 + 1),
             "@@TOC@@": toc,
-        }  # fmt: skip
+        }
         head = PAPERMOD_HEAD
         for key, value in fields.items():
             head = head.replace(key, value)
@@ -1528,8 +1587,9 @@ def _feed_post_page(post: Post) -> str:
         )
         foot = (
             PAPERMOD_FOOT.replace("@@TAGS@@", tags)
-            .replace("@@PREV@@", str(post.number - 1)).replace("@@NEXT@@", str(post.number + 1))
-        )  # fmt: skip
+            .replace("@@PREV@@", str(post.number - 1))
+            .replace("@@NEXT@@", str(post.number + 1))
+        )
         return (head + content.html + foot).encode()
 
     _, page = post_body(Writer(post.number), post.number, "chroma", "go", image, render)
@@ -1593,9 +1653,10 @@ def page_kind(path: str) -> str:
 def list_pages(site: Site) -> int:
     """Number of list pages (documents) the site serves."""
     return sum(
-        1 for path, route in site.routes.items()
+        1
+        for path, route in site.routes.items()
         if route.redirect is None and page_kind(path) == "list"
-    )  # fmt: skip
+    )
 
 
 def post_pages(site: Site) -> int:
@@ -1611,16 +1672,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: free)")
     parser.add_argument("--write", type=Path, help="save the pages under this folder and exit")
     parser.add_argument(
-        "--posts", action=argparse.BooleanOptionalAction, default=False,
+        "--posts",
+        action=argparse.BooleanOptionalAction,
+        default=False,
         help="serve every post's own page too (default: list pages only)",
-    )  # fmt: skip
+    )
     args = parser.parse_args(argv)
     site = build_site(args.layout, args.pages, args.feed_mode, args.posts)
     size = sum(len(r.body) for r in site.routes.values())
     print(
         f"{args.layout}: {list_pages(site)} list pages, {post_pages(site)} post pages,"
-        f" {size / 1e6:.1f} MB", file=sys.stderr,
-    )  # fmt: skip
+        f" {size / 1e6:.1f} MB",
+        file=sys.stderr,
+    )
     if args.write:
         for number, (path, route) in enumerate(sorted(site.routes.items())):
             name = args.write / f"{number:05d}{'.xml' if 'xml' in route.content_type else '.html'}"

@@ -186,8 +186,9 @@ class PostItem(scrapy.Item):
     )
     gone = post_field(
         "boolean",
-        "true when the post page answered 404 or 410 on the last try (the post keeps its last"
-        " values and is tried again next run)",
+        "true when the post page answered 404 or 410 on the last try: the post keeps its last"
+        " values, is left out of the Atom feeds and is asked for again every run; false again"
+        " as soon as its page answers",
         tracked=True,
     )
     site = post_field(

@@ -118,6 +118,12 @@ FEED_EXPORTERS = {
 }
 
 LOG_LEVEL = "INFO"
+# A healthy run's log at INFO is its own lines (a line per site, the summary table); Scrapy's
+# own INFO lines (versions, enabled components, the stats dump) come back with
+# LOG_SCRAPY_INFO = True or LOG_LEVEL = "DEBUG". The stats are in each run's summary.json.
+LOG_SCRAPY_INFO = False
+STATS_DUMP = False
+LOG_VERSIONS: list[str] = []  # Scrapy's list of library versions logged at start: none
 TELNETCONSOLE_ENABLED = False
 # Scrapy's remote-control HTTP server (a port per crawler): nothing here uses it.
 REMOTE_CONTROL_ENABLED = False

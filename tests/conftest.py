@@ -29,5 +29,5 @@ def settings(tmp_path: Path) -> Settings:
 # The fixtures of tests/support/ for every test module: one PostgreSQL server for the session,
 # fault servers per test.
 from support.faultserver import serve  # noqa: E402, F401
-from support.pgserver import postgres_server, postgres_url  # noqa: E402, F401
+from support.pgserver import postgres_server, postgres_url, private_postgres  # noqa: E402, F401
 from support.scrapydnodes import egg  # noqa: E402, F401

@@ -6,17 +6,63 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NoReturn
 
 import scrapy
-from scrapy.crawler import CrawlerProcessBase
+from scrapy.crawler import Crawler, CrawlerProcessBase
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from twisted.python.failure import Failure
 
-from crawler.runs.summary import EXIT_USAGE
+from crawler.extensions.summary import summaries_ready
+from crawler.runs.summary import EXIT_USAGE, SiteSummary
 from crawler.spiders.failures import describe_failure
+
+
+@dataclass
+class CrawlOutcome:
+    """What a crawler did, once its crawl has ended: every site's summary, the stats."""
+
+    summaries: list[SiteSummary] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, crawler: Crawler) -> CrawlOutcome:
+        """An outcome filled when ``crawler``'s crawl ends."""
+        outcome = cls()
+
+        def keep(summaries: list[SiteSummary], stats: dict[str, Any]) -> None:
+            outcome.summaries.extend(summaries)
+            outcome.stats.update(stats)
+
+        crawler.signals.connect(keep, signal=summaries_ready, weak=False)
+        return outcome
+
+
+# Scrapy's own INFO lines: its versions, the add-ons and components it enabled, the settings
+# overridden, the spider opened and closed, pages a minute, the stats dump.
+SCRAPY_INFO_LOGGERS = (
+    "scrapy.utils.log",
+    "scrapy.addons",
+    "scrapy.middleware",
+    "scrapy.crawler",
+    "scrapy.core.engine",
+    "scrapy.extensions.logstats",
+    "scrapy.extensions.telnet",
+    "scrapy.statscollectors",
+)
+
+
+def quiet_scrapy_info(settings: BaseSettings) -> None:
+    """At ``LOG_LEVEL`` INFO, a run's log is its own lines (a line per site, the summary):
+    Scrapy's own INFO lines are kept back, unless ``LOG_SCRAPY_INFO`` or DEBUG; its
+    warnings and errors stay. Called once Scrapy has configured logging (its configuration
+    resets the levels of the loggers below ``scrapy``), before the crawl."""
+    if settings.getbool("LOG_SCRAPY_INFO") or settings["LOG_LEVEL"] == "DEBUG":
+        return
+    for name in SCRAPY_INFO_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 def refuse(message: str) -> NoReturn:

@@ -17,21 +17,20 @@ import textwrap
 
 from scrapy.commands import ScrapyHelpFormatter
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
-from scrapy.crawler import Crawler
 from scrapy.spiderloader import get_spider_loader
 
 from crawler.arguments import SpiderArguments, arguments_help, validate_arguments
-from crawler.commands import refuse
-from crawler.extensions.summary import summaries_ready
-from crawler.runs.folders import prepare_output_dir, run_dir
+from crawler.commands import CrawlOutcome, quiet_scrapy_info, refuse
+from crawler.outputs.files import ExportError
+from crawler.runs.folders import OutputDirError, prepare_output_dir, run_dir
 from crawler.runs.ids import run_id
 from crawler.runs.lock import LockBusy, run_lock
 from crawler.runs.summary import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_SITE_FAILED,
+    EXIT_STORE_FAILED,
     EXIT_USAGE,
-    SiteSummary,
     exit_status,
     write_summary,
 )
@@ -69,17 +68,6 @@ def spider_arguments_text() -> str:
     lines = ["A layout spider takes these as -a NAME=VALUE (checked before the crawl):"]
     lines += [f"  {name:<{width}}{meaning.replace('`', '')}" for name, meaning in rows]
     return "\n".join(lines)
-
-
-def collect_summaries(crawler: Crawler) -> list[SiteSummary]:
-    """A list that holds the site summaries of ``crawler`` once its crawl has ended."""
-    found: list[SiteSummary] = []
-
-    def keep(summaries: list[SiteSummary]) -> None:
-        found.extend(summaries)
-
-    crawler.signals.connect(keep, signal=summaries_ready, weak=False)
-    return found
 
 
 class Command(ScrapyCrawlCommand):
@@ -131,10 +119,11 @@ class Command(ScrapyCrawlCommand):
             super().run(args, opts)
             return
         assert self.crawler_process is not None and self.settings is not None
+        quiet_scrapy_info(self.settings)
         # Not ours (Scrapyd's _job): passed on as Scrapy passes spider arguments.
         private = {k: v for k, v in opts.spargs.items() if k.startswith("_")}
         crawler = self.crawler_process.create_crawler(self.spidercls)
-        summaries = collect_summaries(crawler)
+        outcome = CrawlOutcome.of(crawler)
         try:
             with run_lock(self.settings):
                 self.crawler_process.crawl(
@@ -149,7 +138,7 @@ class Command(ScrapyCrawlCommand):
             print(f"not crawling: {exc}")
             self.exitcode = EXIT_LOCKED
             return
-        except StoreUnavailable as exc:  # lost between the check and the run
+        except (StoreUnavailable, OutputDirError) as exc:  # lost since the check; a full disk
             print(f"not crawling: {exc}")
             self.exitcode = EXIT_USAGE
             return
@@ -157,13 +146,20 @@ class Command(ScrapyCrawlCommand):
             pass  # Ctrl-C before the crawl's own handlers were in place: a stopped run
         if self.crawler_process.bootstrap_failed:
             self.exitcode = 1
-        elif summaries:
-            self.exitcode = exit_status(summaries)
+        elif outcome.summaries:
+            self.exitcode = exit_status(outcome.summaries)
         else:  # stopped before the site was crawled at all
             run = run_id(self.settings)
-            write_summary(run_dir(self.settings, run) / "summary.json", run, [], EXIT_INTERRUPTED)
             print(f"run {run}: stopped before the crawl started; nothing was crawled")
             self.exitcode = EXIT_INTERRUPTED
+            try:
+                write_summary(
+                    run_dir(self.settings, run) / "summary.json", run, [], EXIT_INTERRUPTED
+                )
+            except ExportError as exc:
+                print(exc)
+            return
         assert crawler.stats is not None
-        if crawler.stats.get_value("outputs/failed") and self.exitcode != EXIT_INTERRUPTED:
-            self.exitcode = EXIT_SITE_FAILED  # the dataset files could not be written (logged)
+        failed = crawler.stats.get_value("outputs/failed")
+        if failed and self.exitcode not in (EXIT_INTERRUPTED, EXIT_STORE_FAILED):
+            self.exitcode = EXIT_SITE_FAILED  # an output file could not be written (logged)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import logging
 from contextlib import ExitStack
+from typing import Any
 from urllib.parse import urlsplit
 
 from scrapy.commands import ScrapyCommand
 
 from crawler.cluster.scrapyd import ScrapydNode, ScrapydRun
-from crawler.commands import refuse
-from crawler.commands.crawl import collect_summaries
+from crawler.commands import CrawlOutcome, quiet_scrapy_info, refuse
 from crawler.devtools.samples.server import LAYOUTS, SiteServer, sample_site
+from crawler.outputs.dataset import DatasetResult
+from crawler.outputs.files import ExportError
 from crawler.runs.folders import OutputDirError, output_dir, prepare_output_dir, run_dir
 from crawler.runs.ids import new_run_id
 from crawler.runs.lock import LockBusy, run_lock
@@ -21,6 +24,7 @@ from crawler.runs.summary import (
     EXIT_INTERRUPTED,
     EXIT_LOCKED,
     EXIT_SITE_FAILED,
+    EXIT_STORE_FAILED,
     EXIT_USAGE,
     SiteSummary,
     exit_status,
@@ -31,6 +35,8 @@ from crawler.sites import SiteConfig, SiteError, registry
 from crawler.spiders.registry import RegistrySpider
 from crawler.store import check_store, open_store
 from crawler.store.base import StoreUnavailable
+
+logger = logging.getLogger(__name__)
 
 
 def sample_name(layout: str) -> str:
@@ -48,6 +54,7 @@ class Command(ScrapyCommand):
     def __init__(self) -> None:
         super().__init__()
         self.notes: list[str] = []  # what --scrapyd has to say of its nodes
+        self.stats: dict[str, Any] = {}  # the crawl's stats, when it ran in this process
 
     def syntax(self) -> str:
         return "[--site NAME ...] [--sample] [--full] [--no-content] [--scrapyd URL ...]"
@@ -158,10 +165,11 @@ class Command(ScrapyCommand):
         for name in ("OUTPUTS_DEFERRED", "SUMMARY_DEFERRED"):
             crawler.settings.set(name, True, priority="cmdline")
         crawler.settings.set("RUN_ID", run, priority="cmdline")
-        summaries = collect_summaries(crawler)
+        outcome = CrawlOutcome.of(crawler)
         self.crawler_process.crawl(crawler, sites=sites, full=opts.full, content=opts.content)
         self.crawler_process.start()
-        return summaries
+        self.stats = outcome.stats
+        return outcome.summaries
 
     def crawl_on_scrapyd(
         self, opts: argparse.Namespace, sites: list[SiteConfig], run: str
@@ -192,48 +200,54 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         assert self.crawler_process is not None and self.settings is not None
         settings = self.settings
+        quiet_scrapy_info(settings)
         run = new_run_id()
-        summaries: list[SiteSummary] = []
-        sites: list[SiteConfig] = []
-        interrupted = False
         try:
             with run_lock(settings), ExitStack() as stack:
-                try:
-                    sites = self.sites(opts, stack)
-                    if opts.scrapyd:
-                        summaries = self.crawl_on_scrapyd(opts, sites, run)
-                    else:
-                        summaries = self.crawl_here(opts, sites, run)
-                except KeyboardInterrupt:
-                    interrupted = True  # Ctrl-C before the crawl's own handlers were in place
-                # A signal during the crawl: its sites' finish reason gives EXIT_INTERRUPTED.
-                status = exit_status(summaries)
-                if interrupted or (
-                    not summaries and not self.crawler_process.bootstrap_failed and not opts.scrapyd
-                ):
-                    # Stopped before (or while) the sites were crawled: partial, whatever it
-                    # had done; a crawl that never started is also a stopped run.
-                    status = EXIT_INTERRUPTED
-                elif len(summaries) < len(sites) or self.crawler_process.bootstrap_failed:
-                    status = max(status, EXIT_SITE_FAILED)
-                store = open_store(settings)
-                try:
-                    urls = {site.name: site.url for site in sites}
-                    result = publish_outputs(settings, store, run, urls)
-                finally:
-                    store.close()
-                if result is None and status != EXIT_INTERRUPTED:
-                    status = EXIT_SITE_FAILED  # the dataset files could not be written (logged)
-                summary_path = run_dir(settings, run) / "summary.json"
-                write_summary(summary_path, run, summaries, status, self.notes)
+                self._run(opts, run, stack)
         except LockBusy as exc:
             print(f"not crawling: {exc}")
             self.exitcode = EXIT_LOCKED
-            return
-        except StoreUnavailable as exc:  # lost between the check and the run
+        except OutputDirError as exc:  # the lock cannot be written (a full disk)
             print(f"not crawling: {exc}")
             self.exitcode = EXIT_USAGE
-            return
+
+    def _run(self, opts: argparse.Namespace, run: str, stack: ExitStack) -> None:
+        """The run, under its lock: crawl, publish the outputs, write the summary."""
+        assert self.crawler_process is not None and self.settings is not None
+        settings = self.settings
+        summaries: list[SiteSummary] = []
+        sites: list[SiteConfig] = []
+        interrupted = store_lost = False
+        try:
+            sites = self.sites(opts, stack)
+            if opts.scrapyd:
+                summaries = self.crawl_on_scrapyd(opts, sites, run)
+            else:
+                summaries = self.crawl_here(opts, sites, run)
+        except KeyboardInterrupt:
+            interrupted = True  # Ctrl-C before the crawl's own handlers were in place
+        except StoreUnavailable as exc:  # the controller lost the nodes' shared store
+            print(f"scrapyd: {exc}")
+            store_lost = True
+        # A signal during the crawl: its sites' finish reason gives EXIT_INTERRUPTED.
+        status = exit_status(summaries)
+        if interrupted or (
+            not summaries
+            and not self.crawler_process.bootstrap_failed
+            and not opts.scrapyd
+            and status != EXIT_STORE_FAILED
+        ):
+            # Stopped before (or while) the sites were crawled: partial, whatever it had
+            # done; a crawl that never started is also a stopped run.
+            status = EXIT_INTERRUPTED
+        elif store_lost:
+            status = EXIT_STORE_FAILED
+        elif len(summaries) < len(sites) or self.crawler_process.bootstrap_failed:
+            status = max(status, EXIT_SITE_FAILED)
+        result = self.publish(run, sites)
+        if result is None and status not in (EXIT_INTERRUPTED, EXIT_STORE_FAILED):
+            status = EXIT_SITE_FAILED  # the dataset files could not be written (logged)
         print(format_table(summaries))
         for note in self.notes:
             print(f"scrapyd: {note}")
@@ -249,5 +263,27 @@ class Command(ScrapyCommand):
             print(f"new or changed in this run ({result.delta}): {result.delta_jsonl.parent}/")
             out = output_dir(settings)
             print(f"feeds: {out / 'feeds'}/; report: {out / 'report.html'}")
-        print(f"summary: {summary_path}")
+        summary_path = run_dir(settings, run) / "summary.json"
+        try:
+            write_summary(summary_path, run, summaries, status, self.notes, self.stats)
+            print(f"summary: {summary_path}")
+        except ExportError as exc:
+            print(f"{exc}; the run summary is the table above")
+            status = max(status, EXIT_SITE_FAILED)
         self.exitcode = status
+
+    def publish(self, run: str, sites: list[SiteConfig]) -> DatasetResult | None:
+        """The run's outputs from the store (None: not written, said in one line)."""
+        assert self.settings is not None
+        try:
+            store = open_store(self.settings)
+        except StoreUnavailable as exc:
+            logger.error("%s; the outputs were not written", exc)
+            return None
+        try:
+            return publish_outputs(self.settings, store, run, {s.name: s.url for s in sites})
+        finally:
+            try:
+                store.close()
+            except StoreUnavailable as exc:
+                logger.debug("closing the store: %s", exc)

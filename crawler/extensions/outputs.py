@@ -11,7 +11,7 @@ from scrapy.exceptions import NotConfigured
 
 from crawler.runs.ids import run_id
 from crawler.runs.publish import publish_outputs
-from crawler.store import crawler_store
+from crawler.store import crawler_store, store_has_failed
 
 logger = logging.getLogger(__name__)
 
@@ -35,17 +35,21 @@ class OutputsExtension:
         if not settings.getbool("POST_STORE_ENABLED"):
             raise NotConfigured("the outputs are written from the store, which is off")
         if settings.getbool("OUTPUTS_DEFERRED"):
-            raise NotConfigured("OUTPUTS_DEFERRED: the command publishes them")
+            raise NotConfigured  # the command publishes them: nothing to say
         extension = cls(crawler)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
 
     def spider_closed(self, spider: object, reason: str) -> None:
+        stats = self.crawler.stats
+        assert stats is not None
+        if store_has_failed(self.crawler):
+            logger.error("the outputs were not written: the store is unavailable")
+            stats.set_value("outputs/failed", 1)
+            return
         started = time.process_time()
         result = publish_outputs(self.crawler.settings, self.store, run_id(self.crawler.settings))
         seconds = time.process_time() - started
-        stats = self.crawler.stats
-        assert stats is not None
         if result is None:  # logged; the crawl command's exit status says it failed
             stats.set_value("outputs/failed", 1)
             return

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import pprint
 from dataclasses import asdict
 
 from scrapy import signals
 from scrapy.crawler import Crawler
 
+from crawler.outputs.files import ExportError
 from crawler.runs.folders import run_dir
 from crawler.runs.ids import run_id
 from crawler.runs.summary import (
@@ -18,12 +20,13 @@ from crawler.runs.summary import (
     write_summary,
 )
 from crawler.state.site_crawls import SiteCrawl, SiteCrawls, site_closed
-from crawler.store import crawler_store
+from crawler.store import crawler_store, store_failed, store_has_failed
+from crawler.store.base import StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
-# Sent when the crawl ends, with ``summaries``: every site's SiteSummary in the sites' order
-# (how a command learns what its crawler did).
+# Sent when the crawl ends, with ``summaries`` (every site's SiteSummary, in the sites'
+# order) and ``stats`` (the crawl's): how a command learns what its crawler did.
 summaries_ready = object()
 
 
@@ -56,7 +59,7 @@ class RunSummaryExtension:
         return [self.summaries[site.name] for site in self.sites if site.name in self.summaries]
 
     def site_closed(self, site: SiteCrawl, reason: str) -> None:
-        stored = self.store.count(site.name) if self.store is not None else 0
+        stored = self._stored(site.name)
         summary = SiteSummary.from_stats(
             site=site.name,
             layout=site.layout.name,
@@ -64,14 +67,19 @@ class RunSummaryExtension:
             stats={**site.counts, "elapsed_time_seconds": site.duration},
             failures=site.failures,
             post_failures=site.post_failures,
-            stored_before=stored - site.counts["store/new"],
+            stored_before=max(stored - site.counts["store/new"], 0),
             finish_reason=reason,
             thresholds=self.thresholds,
         )
         self.summaries[site.name] = summary
-        if self.store is not None:
-            self.store.record_site_run(run_id(self.crawler.settings), summary.site, asdict(summary))
-            self.store.flush()
+        if self.store is not None and not store_has_failed(self.crawler):
+            try:
+                self.store.record_site_run(
+                    run_id(self.crawler.settings), summary.site, asdict(summary)
+                )
+                self.store.flush()
+            except StoreUnavailable as exc:
+                store_failed(self.crawler, exc)
         state = "FAILED" if summary.failed else "unhealthy" if summary.problems else "ok"
         logger.info(
             "site %s done (%s): %d pages, %d unchanged, %d posts, %d new, %d changed in %.1fs",
@@ -85,12 +93,39 @@ class RunSummaryExtension:
             summary.duration_s,
         )
 
+    def _stored(self, site: str) -> int:
+        """Posts the store holds for a site (0 when it cannot say)."""
+        if self.store is None or store_has_failed(self.crawler):
+            return 0
+        try:
+            return self.store.count(site)
+        except StoreUnavailable as exc:
+            store_failed(self.crawler, exc)
+            return 0
+
     def spider_closed(self, spider: object, reason: str) -> None:
         summaries = self.ordered()
-        self.crawler.signals.send_catch_log(summaries_ready, summaries=summaries)
+        stats = self.crawler.stats
+        assert stats is not None
+        crawl_stats = stats.get_stats()
+        self.crawler.signals.send_catch_log(summaries_ready, summaries=summaries, stats=crawl_stats)
         settings = self.crawler.settings
+        if not settings.getbool("STATS_DUMP"):  # off for a short log; in summary.json
+            logger.debug("Scrapy stats:\n%s", pprint.pformat(crawl_stats))
         if summaries and not settings.getbool("SUMMARY_DEFERRED"):
             run = run_id(settings)
             status = exit_status(summaries)
-            write_summary(run_dir(settings, run) / "summary.json", run, summaries, status)
             logger.info("run summary:\n%s", format_table(summaries))
+            try:
+                write_summary(
+                    run_dir(settings, run) / "summary.json",
+                    run,
+                    summaries,
+                    status,
+                    stats=crawl_stats,
+                )
+            except ExportError as exc:
+                logger.error("%s; the run summary is the table above", exc)
+                stats = self.crawler.stats
+                assert stats is not None
+                stats.set_value("outputs/failed", 1)

@@ -9,10 +9,11 @@ cleared when the site starts and set again when it ends complete.
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -22,10 +23,31 @@ from scrapy.utils.request import request_from_dict
 from crawler.incremental import rules
 from crawler.items import PostItem
 from crawler.state.site_crawls import SiteCrawl, SiteCrawls
-from crawler.store import crawler_store
-from crawler.store.base import PageState
+from crawler.store import crawler_store, store_failed
+from crawler.store.base import PageState, StoreUnavailable
 
 logger = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _or_else(default: Callable[..., Any]) -> Callable[[F], F]:
+    """A store lookup that, when the store fails for good, stops the crawl once
+    (:func:`~crawler.store.store_failed`) and answers ``default(*args)`` meanwhile: the
+    crawl is ending, and what it gives then is not recorded."""
+
+    def wrap(method: F) -> F:
+        @functools.wraps(method)
+        def call(self: IncrementalManager, *args: Any) -> Any:
+            try:
+                return method(self, *args)
+            except StoreUnavailable as exc:
+                store_failed(self.crawler, exc)
+                return default(*args)
+
+        return cast(F, call)
+
+    return wrap
 
 
 @dataclass
@@ -52,16 +74,22 @@ class IncrementalManager:
     def memory(self, site: SiteCrawl) -> _SiteMemory:
         found = self._memory.get(site.name)
         if found is None:
-            incremental = not site.full and self.store.crawl_complete(site.name)
-            self.store.set_crawl_complete(site.name, False)  # until this run ends complete
-            self.store.flush()
-            found = self._memory[site.name] = _SiteMemory(incremental)
+            found = self._memory[site.name] = _SiteMemory(self._start(site))
         return found
+
+    @_or_else(lambda site: False)
+    def _start(self, site: SiteCrawl) -> bool:
+        """Whether the site is read incrementally; its mark cleared until it ends complete."""
+        incremental = not site.full and self.store.crawl_complete(site.name)
+        self.store.set_crawl_complete(site.name, False)
+        self.store.flush()
+        return incremental
 
     def given(self, site: SiteCrawl, post_id: str) -> None:
         self.memory(site).given.add(post_id)
 
     # ---- requests ------------------------------------------------------------------------
+    @_or_else(lambda request: request)
     def conditional(self, request: Request) -> Request:
         """The request with the validators of the page's last answer, where the rules allow
         (the stored state goes along in ``page_state``)."""
@@ -82,14 +110,17 @@ class IncrementalManager:
             request.meta["handle_httpstatus_list"] = [304]
         return request
 
+    @_or_else(lambda post_id: None)
     def stored(self, post_id: str) -> dict[str, Any] | None:
         """The stored values of a post (None: new), the one time they are read in a run:
         the post carries them on to the store pipeline."""
         return next(self.store.posts_by_id([post_id]), None)
 
+    @_or_else(lambda post_id: False)
     def known(self, post_id: str) -> bool:
         return self.store.seen(post_id)
 
+    @_or_else(lambda *args: None)
     def remember(self, response: Response, next_urls: list[str], post_ids: list[str]) -> None:
         """Keep a page's validators, next links and posts, under the URL first asked for."""
         etag = response.headers.get("ETag")
@@ -110,7 +141,13 @@ class IncrementalManager:
         if not self.replay:
             return
         memory = self.memory(site)
-        posts = self.store.site_posts(site.name) if ids is None else self.store.posts_by_id(ids)
+        try:
+            posts = list(
+                self.store.site_posts(site.name) if ids is None else self.store.posts_by_id(ids)
+            )
+        except StoreUnavailable as exc:
+            store_failed(self.crawler, exc)
+            return
         for post in posts:
             if not rules.replayable(post, memory.given, content=site.content):
                 continue
@@ -118,6 +155,7 @@ class IncrementalManager:
             self.sites.count(site.name, "layout/posts_from_store")
             yield PostItem({k: v for k, v in post.items() if k in PostItem.fields}, replayed=True)
 
+    @_or_else(lambda site: [])
     def retry_requests(self, site: SiteCrawl) -> list[Request]:
         """Requests for the pages of the site's posts that the last run did not get and no
         list page showed this run. Each post goes on with its stored list fields and none of
@@ -126,7 +164,8 @@ class IncrementalManager:
         memory = self.memory(site)
         spider = self.crawler.spider
         requests = []
-        for stored in rules.posts_to_retry(self.store.posts_to_retry(site.name), memory.given):
+        awaiting = list(self.store.posts_to_retry(site.name))
+        for stored in rules.posts_to_retry(awaiting, memory.given):
             memory.given.add(stored["id"])
             site.posts_asked.add(stored["id"])
             item = PostItem({k: v for k, v in stored.items() if k in PostItem.fields})
@@ -158,8 +197,13 @@ class IncrementalManager:
     def site_closed(self, site: SiteCrawl) -> None:
         memory = self._memory.pop(site.name, None)
         if memory is not None:
-            self.store.set_crawl_complete(site.name, site.complete)
-            self.store.flush()
+            self._mark(site)
 
+    @_or_else(lambda site: None)
+    def _mark(self, site: SiteCrawl) -> None:
+        self.store.set_crawl_complete(site.name, site.complete)
+        self.store.flush()
+
+    @_or_else(lambda: None)
     def close(self) -> None:
         self.store.flush()

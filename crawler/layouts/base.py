@@ -50,16 +50,17 @@ from crawler.items import PostItem
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.markdown import PostBody, body_markdown, main_text
 from crawler.parsing.processors import merge_terms
+from crawler.parsing.terms import meta_tags, rel_terms
 from crawler.parsing.xpath import node_elements
 
 # Every layout by name, as its class is defined (Layout.__init_subclass__).
 _DEFINED: dict[str, type[Layout]] = {}
 
-# Update times and tags in a page's metadata, whatever its theme (Open Graph, schema.org),
-# found in one walk of the page.
+# Update times in a page's metadata, whatever its theme (Open Graph, schema.org), found in
+# one walk of the page.
 _METADATA = (
     "//meta[@property='article:modified_time' or @property='og:updated_time'"
-    " or @itemprop='dateModified' or @property='article:tag']"
+    " or @itemprop='dateModified']"
     " | //time[@itemprop='dateModified'] | //script[@type='application/ld+json']"
 )
 
@@ -143,12 +144,15 @@ class Layout:
 
     @classmethod
     def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
-        """Add the tags, categories and ``updated_raw`` a post page shows."""
+        """Add the tags, categories and ``updated_raw`` a post page shows. The default, for
+        a layout that knows no tag markup of its own: the update time of the metadata, and
+        the terms by the standards (:mod:`crawler.parsing.terms`)."""
         cls.populate_post_metadata(loader, response)
+        cls.populate_standard_terms(loader, response)
 
     @staticmethod
     def populate_post_metadata(loader: PostLoader, response: TextResponse) -> None:
-        """Add the update time and tags of the page's metadata (Open Graph, JSON-LD).
+        """Add the update time of the page's metadata (Open Graph, JSON-LD).
 
         The visible update time first (in the site's own offset; the metadata is often in
         UTC), then ``article:modified_time``/``dateModified``, ``og:updated_time``, JSON-LD."""
@@ -156,20 +160,25 @@ class Layout:
         modified: list[str | None] = []
         og: list[str | None] = []
         json_ld: list[str | None] = []
-        tags: list[str | None] = []
         for element in node_elements(response.selector, _METADATA):
             if element.tag == "time":
                 visible.append(element.get("datetime"))
             elif element.tag == "script":
                 json_ld.append(_json_ld_modified(element.text or ""))
-            elif element.get("property") == "article:tag":
-                tags.append(element.get("content"))
             else:
                 (og if element.get("property") == "og:updated_time" else modified).append(
                     element.get("content")
                 )
         loader.add_value("updated_raw", [*visible, *modified, *og, *json_ld])
-        loader.add_value("tags", tags)
+
+    @staticmethod
+    def populate_standard_terms(loader: PostLoader, response: TextResponse) -> None:
+        """Add the tags and categories of the rel-tag microformat on the page, and
+        ``article:tag`` only when the page shows no tag at all (and it is not the page's
+        keywords): a theme that shows a post's tags shows none for a post without them."""
+        terms = rel_terms(response.selector)
+        loader.add_value("tags", terms.tags or meta_tags(response.selector))
+        loader.add_value("category", terms.categories)
 
     @classmethod
     def post_extra_urls(cls, response: TextResponse) -> Iterable[str]:
@@ -233,11 +242,19 @@ def body_selectors() -> tuple[str, ...]:
 
 def merge_post_page(item: PostItem, fields: dict[str, Any]) -> None:
     """Add what a post page shows (:attr:`PostPage.fields`) to the post's list fields: the
-    page's values win; tags and categories of both, the page's first, without repeats."""
+    page's values win; tags and categories of both, the page's first, without repeats. A
+    term the list gave as a category that the page shows as a tag is a tag (an RSS
+    ``<category>`` holds both)."""
+    page_tags = set(fields.get("tags") or ())
     for name, value in fields.items():
-        if name in ("tags", "categories"):
+        if name == "tags":
             item[name] = merge_terms(value, item.get(name))
+        elif name == "categories":
+            listed = [term for term in item.get(name) or () if term not in page_tags]
+            item[name] = merge_terms(value, listed)
         elif name != "category":
             item[name] = value
+    if page_tags and "categories" not in fields and item.get("categories"):
+        item["categories"] = [term for term in item["categories"] if term not in page_tags]
     if item.get("categories"):
         item["category"] = item["categories"][0]

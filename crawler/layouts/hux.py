@@ -55,12 +55,18 @@ class HuxLayout(Layout):
         return [h for h in dict.fromkeys(links) if h]
 
     # A post page (_layouts/post.html): the body is div.post-container, which also holds the
-    # previous/next pager, the share box and the comment box; tags are in the header.
+    # previous/next pager, the share box and the comment box; tags are in the header. Older
+    # builds (2016-2019) put Duoshuo's share box there (div.ds-share, "分享到：", with its
+    # comment box div.ds-thread), or JiaThis / Baidu share bars.
     post_body = ".post-container"
     post_chrome = (
         "ul.pager",
         ".social-share-wrapper",
         ".social-share",
+        ".ds-share",
+        ".ds-thread",
+        ".jiathis_style",
+        ".bdsharebuttonbox",
         ".comment",
         "#disqus_comment",
         "#disqus_thread",

@@ -9,6 +9,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.terms import rel_terms
 from crawler.parsing.xpath import node_texts
 
 # The excerpt without the "Continue reading <title>" link the theme appends to auto-excerpts.
@@ -61,17 +62,33 @@ class WordpressLayout(Layout):
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         return [h for h in dict.fromkeys(h.strip() for h in response.css(_NEXT).getall()) if h]
 
-    # A post page (single.php): the body is .entry-content, where sharing and related-post
-    # plugins (Jetpack, AddToAny, Kiwi) append their boxes; categories in the header
-    # (Twenty Twenty .entry-categories) or footer (.cat-links), tags .tags-links/.post-tags.
+    # A post page (single.php): the body is .entry-content, where plugins append their boxes
+    # (removed by their own markup, as each plugin writes it): post ratings (WP-PostRatings,
+    # lesterchan/wp-postratings the_ratings(): div.post-ratings and its -loading sibling),
+    # related posts (YARPP div.yarpp-related / .yarpp; Jetpack #jp-relatedposts; WordPress
+    # Related Posts div.wp_rp_wrap > ul.related_post), share bars (Jetpack div.sharedaddy,
+    # AddToAny .addtoany_share_save_container / .a2a_kit, Kiwi, JiaThis div.jiathis_style /
+    # #ckepop, Baidu div.bdsharebuttonbox / #bdshare). Categories and tags: the links
+    # the_category() and the_tags() write (rel="category tag" or "category"; rel="tag"),
+    # whatever the theme, then the default themes' .cat-links, .tags-links.
     post_body = ".entry-content"
     post_chrome = (
-        ".sharedaddy",
+        ".post-ratings",
+        ".post-ratings-loading",
+        ".yarpp-related",
+        ".yarpp",
         ".jp-relatedposts",
         "#jp-relatedposts",
+        ".wp_rp_wrap",
+        "ul.related_post",
+        ".sharedaddy",
         ".addtoany_share_save_container",
         ".a2a_kit",
         ".kiwi-article-bar",
+        ".jiathis_style",
+        "#ckepop",
+        ".bdsharebuttonbox",
+        "#bdshare",
         ".post-nav-links",
         ".screen-reader-text",
     )
@@ -79,8 +96,12 @@ class WordpressLayout(Layout):
     @classmethod
     def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
         article = response.css("article")[:1] or response.css("body")
+        scope = article[0] if article else response.selector
+        terms = rel_terms(scope)
+        loader.add_value("category", terms.categories)
         loader.add_value(
             "category", article.css(".entry-categories a::text, .cat-links a::text").getall()
         )
+        loader.add_value("tags", terms.tags)
         loader.add_value("tags", article.css(".tags-links a::text, .post-tags a::text").getall())
         cls.populate_post_metadata(loader, response)

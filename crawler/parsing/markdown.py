@@ -320,6 +320,9 @@ def word_count(texts: Iterable[str]) -> int:
     return cjk + len(_WORD.findall(rest))
 
 
+# Rules a body starts or ends with once its chrome is gone: the theme's separators around
+# the boxes (a post does not open or close on a rule).
+_EDGE_RULES = re.compile(r"\A(?:(?:---|\*\*\*|___)\s*\n\s*)+|(?:\n\s*(?:---|\*\*\*|___))+\s*\Z")
 _TEXTS_OUTSIDE_CODE = etree.XPath(".//text()[not(ancestor::pre)]")
 # lxml.html (parsel's parser) looks up a Python element class for every element a walk
 # touches; a plain etree parser does not, which halves the cost of the steps below.
@@ -351,7 +354,7 @@ def body_markdown(
     markup = etree.tostring(element, encoding="unicode", method="html")
     options = dataclasses.replace(_OPTIONS, base_url=base_url)
     markdown = html_to_markdown.convert(markup, options).content or ""
-    return PostBody(markdown.strip(), word_count(texts))
+    return PostBody(_EDGE_RULES.sub("", markdown.strip()), word_count(texts))
 
 
 def html_markdown(markup: str, base_url: str, chrome: Sequence[str] = ()) -> PostBody:

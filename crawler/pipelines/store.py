@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from scrapy.crawler import Crawler
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import DropItem, NotConfigured
 
 from crawler.items import POST_FIELDS, PostItem
 from crawler.parsing.processors import merge_terms
 from crawler.runs.ids import run_id
 from crawler.state.site_crawls import SiteCrawls
-from crawler.store import crawler_store
+from crawler.store import crawler_store, store_failed
+from crawler.store.base import StoreUnavailable
 from crawler.store.records import UNCHANGED
 
 # What only a post page gives: kept from the store while the page is not read again.
@@ -59,6 +60,15 @@ class StorePipeline:
         if item.get("replayed"):
             item["change"] = UNCHANGED  # from the store itself: nothing to record
             return item
+        try:
+            return self._record(item)
+        except StoreUnavailable as exc:
+            store_failed(self.sites.crawler, exc)
+            raise DropItem(
+                f"{item.get('url')}: not recorded (the store is unavailable)", log_level="DEBUG"
+            ) from exc
+
+    def _record(self, item: PostItem) -> PostItem:
         if item.get("content") is None:  # its page not read this run: keep what was read
             # The incremental middleware read the stored post when it met the post.
             stored = item["stored"] if "stored" in item else self._stored(item["id"])
@@ -75,4 +85,7 @@ class StorePipeline:
         return next(self.store.posts_by_id([post_id]), None)
 
     def close_spider(self) -> None:
-        self.store.flush()
+        try:
+            self.store.flush()
+        except StoreUnavailable as exc:
+            store_failed(self.sites.crawler, exc)

@@ -12,7 +12,7 @@ from crawler.outputs.dataset import DatasetResult, write_dataset
 from crawler.outputs.files import ExportError
 from crawler.outputs.report import write_report
 from crawler.runs.folders import output_dir, prune_runs, run_dir
-from crawler.store.base import PostStore
+from crawler.store.base import PostStore, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ def publish_outputs(
             newest=settings.getint("REPORT_NEWEST"),
             trending_days=settings.getint("REPORT_TRENDING_DAYS"),
         )
-    except ExportError as exc:
+    except (ExportError, StoreUnavailable) as exc:
         logger.error("%s; the files that were there before are kept", exc)
         logger.debug("the export failed", exc_info=True)
         return None

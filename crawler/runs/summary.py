@@ -8,14 +8,16 @@ Built from each crawler's stats when its spider closes; printed as a table, save
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from scrapy.settings import BaseSettings
 
 from crawler.outputs.files import replace_file
+from crawler.store.base import STORE_UNAVAILABLE
 
 # Exit statuses of `scrapy crawl` and `scrapy crawlall` (documented in the README).
 EXIT_OK = 0
@@ -23,6 +25,7 @@ EXIT_SITE_FAILED = 1
 EXIT_USAGE = 2  # Scrapy's own status for a usage error (bad argument, unknown site)
 EXIT_UNHEALTHY = 3
 EXIT_INTERRUPTED = 4
+EXIT_STORE_FAILED = 5
 EXIT_LOCKED = 75  # EX_TEMPFAIL: another run holds the lock; try again later
 EXIT_CODES = {
     EXIT_OK: "every site crawled and healthy",
@@ -31,6 +34,8 @@ EXIT_CODES = {
     EXIT_USAGE: "bad command line, argument, registry or unusable output folder",
     EXIT_UNHEALTHY: "crawled, but a health check failed (date failures, field coverage)",
     EXIT_INTERRUPTED: "the run was stopped (SIGTERM, Ctrl-C) before it finished: partial",
+    EXIT_STORE_FAILED: "the store became unreachable or could not be written: the run stopped;"
+    " what it recorded is kept and the next run reads the rest again",
     EXIT_LOCKED: "another run is in progress (lock held); nothing was done",
 }
 
@@ -79,6 +84,8 @@ class SiteSummary:
     post_failures: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     failed: bool = False
+    # The site's own crawl stats (pages, posts, store, dates, ...), by key.
+    counts: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def from_stats(
@@ -117,6 +124,7 @@ class SiteSummary:
             stored_before=stored_before,
             failures=list(failures),
             post_failures=list(post_failures),
+            counts={k: v for k, v in sorted(stats.items()) if isinstance(v, int)},
         )
         summary.judge(stats, thresholds)
         return summary
@@ -170,6 +178,8 @@ class SiteSummary:
 
 def exit_status(summaries: list[SiteSummary]) -> int:
     """The exit status of a run (see :data:`EXIT_CODES`)."""
+    if any(s.finish_reason == STORE_UNAVAILABLE for s in summaries):
+        return EXIT_STORE_FAILED
     if any(s.finish_reason not in ("finished", "") for s in summaries):
         return EXIT_INTERRUPTED
     if any(s.failed for s in summaries):
@@ -215,21 +225,29 @@ def format_table(summaries: list[SiteSummary]) -> str:
     return "\n".join(lines)
 
 
+def _plain(value: Any) -> Any:
+    """A stat as JSON holds it (Scrapy keeps times as datetimes)."""
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
 def write_summary(
     path: Path,
     run_id: str,
     summaries: list[SiteSummary],
     status: int,
     notes: Sequence[str] = (),
+    stats: Mapping[str, Any] | None = None,
 ) -> None:
     """Save the run's summary as JSON (beside the run's exports); ``notes``: what the run
-    has to say beyond its sites (``crawlall --scrapyd``: the nodes left out or lost)."""
+    has to say beyond its sites (``crawlall --scrapyd``: the nodes left out or lost);
+    ``stats``: the crawl's Scrapy stats (a crawl in this process)."""
     document = {
         "run_id": run_id,
         "exit_status": status,
         "exit_meaning": EXIT_CODES[status],
-        "partial": status == EXIT_INTERRUPTED,
+        "partial": status in (EXIT_INTERRUPTED, EXIT_STORE_FAILED),
         "sites": [asdict(s) | {"healthy": s.healthy} for s in summaries],
         "notes": list(notes),
+        "stats": {k: _plain(v) for k, v in sorted((stats or {}).items())},
     }
     replace_file(path, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())

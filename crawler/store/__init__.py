@@ -16,8 +16,9 @@ from weakref import WeakKeyDictionary
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.settings import BaseSettings
+from scrapy.utils.defer import deferred_from_coro
 
-from crawler.store.base import PostStore, StoreUnavailable
+from crawler.store.base import STORE_UNAVAILABLE, PostStore, StoreUnavailable
 from crawler.store.sqlite import SQLiteStore
 
 logger = logging.getLogger(__name__)
@@ -45,6 +46,34 @@ def check_store(settings: BaseSettings) -> None:
     """Open and close the store once, before a run: one that cannot be opened (unreachable,
     newer schema, disk full) is :class:`StoreUnavailable` here, not in the crawl."""
     open_store(settings).close()
+
+
+_FAILED: WeakKeyDictionary[Crawler, StoreUnavailable] = WeakKeyDictionary()
+
+
+def store_failed(crawler: Crawler, error: StoreUnavailable) -> None:
+    """The crawl's store failed for good (a lost connection not made again in time, a full
+    disk): said once, in one line naming the store; the crawl stops (finish reason
+    ``store_unavailable``). What was recorded stays; the sites not marked complete are read
+    whole next run, so nothing is lost. Later failures are only counted."""
+    if crawler.stats is not None:
+        crawler.stats.inc_value("store/unavailable")
+    if crawler in _FAILED:
+        return
+    _FAILED[crawler] = error
+    logger.error(
+        "%s; stopping the crawl (what was recorded is kept; the next run reads the rest again)",
+        error,
+    )
+    logger.debug("the store failed", exc_info=error)
+    engine = crawler.engine
+    if engine is not None and engine.spider is not None:
+        deferred_from_coro(engine.close_spider_async(reason=STORE_UNAVAILABLE))
+
+
+def store_has_failed(crawler: Crawler) -> bool:
+    """True once :func:`store_failed` was called for ``crawler``."""
+    return crawler in _FAILED
 
 
 def crawler_store(crawler: Crawler) -> PostStore:

@@ -17,6 +17,9 @@ from typing import Any
 
 from crawler.store.records import Record, StoredRow, decide
 
+# The finish reason of a crawl stopped because its store failed for good.
+STORE_UNAVAILABLE = "store_unavailable"
+
 
 class StoreUnavailable(RuntimeError):
     """The store cannot be reached, read or written; the message is the one line to show

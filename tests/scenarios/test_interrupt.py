@@ -38,6 +38,8 @@ def test_ctrl_c_before_any_site_is_crawled_is_a_stopped_run(tmp_path: Path) -> N
     status, out, err = interrupt_when(
         "Overridden settings",
         "crawlall",
+        "-s",
+        "LOG_SCRAPY_INFO=1",
         "--sample",
         "-s",
         f"SAMPLE_PORT_BASE={port}",
@@ -56,7 +58,14 @@ def test_ctrl_c_before_a_single_crawl_starts_is_a_stopped_run(tmp_path: Path) ->
     server = SiteServer(sample_site("cards")).start()
     try:
         status, out, err = interrupt_when(
-            "Overridden settings", "crawl", "cards", "-a", f"url={server.url()}", output=tmp_path
+            "Overridden settings",
+            "crawl",
+            "cards",
+            "-a",
+            f"url={server.url()}",
+            "-s",
+            "LOG_SCRAPY_INFO=1",
+            output=tmp_path,
         )
     finally:
         server.stop()

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from lxml import etree
 from support.faultserver import Crawl, Fault, FaultServer, crawl, list_page
 from support.project import POST_CASES
 
@@ -39,6 +41,15 @@ def hux_site(posts: list[tuple[str, str]] = POSTS) -> Site:
 def posts_by_url(run: Crawl) -> dict[str, dict[str, Any]]:
     """The posts of a run by their URL's path ("p/1")."""
     return {urlsplit(post["url"]).path.strip("/"): post for post in run.posts}
+
+
+def feed_links(run: Crawl) -> set[str]:
+    """The links of the entries of the site's Atom feed."""
+    (feed,) = (run.output / "feeds").glob("127.0.0.1*.xml")
+    root = etree.parse(str(feed))
+    return set(
+        root.xpath("//a:entry/a:link/@href", namespaces={"a": "http://www.w3.org/2005/Atom"})
+    )
 
 
 def post_hits(server: FaultServer) -> list[str]:
@@ -130,6 +141,8 @@ def test_a_missing_post_page_keeps_the_post_marks_it_gone_and_is_tried_again(
     assert first.site["post_failures"] == [f"{server.url('/p/3/')}: HTTP 404"]
     output = first.result.stdout + first.result.stderr
     assert f"post page not read: {server.url('/p/3/')}: HTTP 404" in output
+    # A gone post leaves the feeds; the others are there.
+    assert feed_links(first) == {server.url("/p/1/"), server.url("/p/2/")}
 
     # Next run the page is back: asked for again, read, no longer gone.
     second = crawl("hux", url, output=tmp_path, content=True)
@@ -138,6 +151,7 @@ def test_a_missing_post_page_keeps_the_post_marks_it_gone_and_is_tried_again(
     post = posts_by_url(second)["p/3"]
     assert post["gone"] is False and post["content"].startswith("## 0x00 简介")
     assert second.site["post_failures"] == []
+    assert server.url("/p/3/") in feed_links(second)  # gone no more: back in the feeds
 
 
 def test_most_post_pages_failing_is_a_broken_site(
@@ -239,3 +253,54 @@ def test_a_page_that_failed_and_then_answers_304_is_not_asked_for_again(
     # ...and not asked for again after that.
     crawl("hux", url, output=tmp_path, content=True)
     assert len(server.requests("/p/3/")) == 3
+
+
+def test_a_wordpress_feeds_categories_are_split_by_the_post_page(
+    serve: Callable[..., FaultServer], tmp_path: Path
+) -> None:
+    """RSS ``<category>`` holds a WordPress post's categories and tags alike; its page's
+    links say which is which. The real feed, set to summaries (WordPress's "For each post in
+    a feed, show: Summary": no ``content:encoded``), so that the page is read."""
+    feed = POST_CASES / "feed" / "wordpress-rss-mixed-categories-itnerd-2017" / "page.xml"
+    page = POST_CASES / "wordpress" / "jetpack-sharedaddy-itnerd-2016" / "page.html"
+    origin = "http://itnerd.space"
+    summaries = re.sub(
+        rb"<content:encoded>.*?</content:encoded>", b"", feed.read_bytes(), flags=re.DOTALL
+    )
+    site = Site(
+        start="/tag/mega/feed/",
+        origin=origin,
+        routes={
+            "/tag/mega/feed/": Route(body=summaries, content_type="application/rss+xml"),
+            "/2016/10/26/offsite-backup-with-duplicity-and-mega/": _html(page.read_bytes()),
+        },
+    )
+    server = serve(site)
+    run = crawl("feed", server.url("/tag/mega/feed/"), output=tmp_path, content=True)
+    assert run.status == 0, run.result.stderr[-2000:]
+    (post,) = run.posts
+    assert post["categories"] == ["Cloud", "How-to", "Linux"]
+    assert post["tags"] == ["backup", "cloud", "docker", "duplicity", "mega"]
+    assert post["content"].startswith("This is about a small personal initiative")
+
+    # Without the page (a list-only run), the feed's reading stands: all categories.
+    bare = crawl(
+        "feed",
+        server.url("/tag/mega/feed/"),
+        "-a",
+        "content=0",
+        output=tmp_path / "bare",
+        content=True,
+    )
+    (post,) = bare.posts
+    assert post["categories"] == [
+        "Cloud",
+        "How-to",
+        "Linux",
+        "backup",
+        "cloud",
+        "docker",
+        "duplicity",
+        "mega",
+    ]
+    assert post["tags"] == []

@@ -175,7 +175,7 @@ def test_deploy_and_crawl_on_scrapyd(
     log = log_file.read_text(encoding="utf-8", errors="replace")
     diagnosis = f"\n--- job log ---\n{log[-4000:]}{diagnosis}"
     assert "Traceback" not in log, diagnosis
-    assert "'finish_reason': 'finished'" in log, diagnosis
+    assert "Spider closed (finished)" in log or "done (ok)" in log, diagnosis
 
     titles = expected_titles()
     assert len(titles) == 10
