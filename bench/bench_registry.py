@@ -23,9 +23,9 @@ own process, from the project folder.
 
 ``--runs N`` repeats each scenario and reports medians; ``--out FILE`` writes the results as
 JSON; ``--project DIR`` runs the crawls in another checkout (an older commit, for a baseline)
-with this checkout's pages and server. Each crawl names every blog with ``--site``: a
-``crawlall`` that does not read ``SITE_REGISTRY`` then stops with "unknown site" instead of
-crawling the packaged registry.
+with this checkout's pages and server. A checkout whose ``crawlall`` reads ``SITE_REGISTRY``
+crawls the whole generated registry; an older one is given every blog with ``--site`` (and
+stops with "unknown site" instead of crawling its packaged registry).
 """
 
 from __future__ import annotations
@@ -65,6 +65,9 @@ MAX_IN_FLIGHT = 2
 MIN_MEAN_INTERVAL = 0.25  # seconds between request starts, on average
 MAX_FIRST_RSS_MB = 200.0
 MAX_SECOND_CPU_SHARE = 0.25
+# Issue 19's, one step up: from this many blogs an unchanged second crawl is mostly its 304s.
+MANY_BLOGS = 10_000
+MAX_SECOND_CPU_SHARE_MANY = 0.15
 
 
 # ---- the blogs and their server -------------------------------------------------------------
@@ -222,6 +225,7 @@ def crawlall(
     settings: Sequence[str],
     timeout: float,
     project: Path,
+    profile: Path | None = None,
 ) -> tuple[int, float, float, float, float]:
     """Run ``scrapy crawlall`` in ``project``; (exit status, wall, user, sys, peak RSS MB) of
     that process.
@@ -230,13 +234,19 @@ def crawlall(
     benchmark's memory (the pages it serves) does not count in the crawl's peak.
     """
     command = [PYTHON, "-m", "scrapy", "crawlall"]
+    if profile is not None:  # cProfile around the whole crawl process
+        command = [PYTHON, "-m", "cProfile", "-o", str(profile), "-m", "scrapy", "crawlall"]
     # The synthetic blogs have list pages only: a crawlall that follows post pages by default
     # is kept on them (numbers comparable with older checkouts, which have no such option).
     crawlall_source = project / "crawler" / "commands" / "crawlall.py"
     if crawlall_source.exists() and "--no-content" in crawlall_source.read_text("utf-8"):
         command.append("--no-content")
-    for name in names:
-        command += ["--site", name]
+    # A checkout that reads SITE_REGISTRY crawls all of it; an older one is given every blog
+    # by name (and stops with "unknown site" if it cannot read the registry at all).
+    sites_source = project / "crawler" / "sites.py"
+    if not (sites_source.exists() and "SITE_REGISTRY" in sites_source.read_text("utf-8")):
+        for name in names:
+            command += ["--site", name]
     for setting in (f"SITE_REGISTRY={registry}", f"OUTPUT_DIR={output}", *settings):
         command += ["-s", setting]
     usage_file = log.with_suffix(".rusage.json")
@@ -288,9 +298,12 @@ def measure(
 ) -> Crawl:
     """One crawl against ``server``, with what the server saw of it."""
     server.reset()
+    profile = args.profile / f"{log.stem}.prof" if args.profile else None
     status, wall, user, system, rss = crawlall(
-        registry, names, output, log, settings, args.timeout, args.project
+        registry, names, output, log, settings, args.timeout, args.project, profile
     )
+    if profile is not None:
+        print_profile(profile)
     with server.lock:
         hits = sorted(server.timed, key=lambda hit: hit.arrived)
         peak = server.peak_in_flight
@@ -315,6 +328,16 @@ def measure(
 
 
 # ---- reports --------------------------------------------------------------------------------
+
+
+def print_profile(path: Path, rows: int = 25) -> None:
+    """The functions a profiled crawl spent its time in, by their own time and cumulative."""
+    import pstats
+
+    stats = pstats.Stats(str(path))
+    for order in ("tottime", "cumulative"):
+        print(f"  profile {path.name}, top {rows} by {order}:")
+        stats.sort_stats(order).print_stats(rows)
 
 
 def mark(ok: bool) -> str:
@@ -493,9 +516,11 @@ def scale(args: argparse.Namespace, work: Path) -> Scenario:
     first_rss, share = median["first"]["rss_mb"], median["second_cpu_share"]
     every = [c for pair in pairs for c in pair]
     all_posts = all(c.posts == c.expected and not c.blogs_incomplete for c in every)
+    blogs = args.scale_blogs
+    max_share = MAX_SECOND_CPU_SHARE_MANY if blogs >= MANY_BLOGS else MAX_SECOND_CPU_SHARE
     scenario.targets = {
         "first_rss_at_most_200mb": first_rss <= MAX_FIRST_RSS_MB,
-        "second_cpu_at_most_25pct": share is not None and share <= MAX_SECOND_CPU_SHARE,
+        f"second_cpu_at_most_{max_share:.0%}": share is not None and share <= max_share,
         "every_post_both_times": all_posts,
         "exit_0_both_times": all(c.status == 0 for c in every),
     }
@@ -511,8 +536,8 @@ def scale(args: argparse.Namespace, work: Path) -> Scenario:
         f"{mark(t['first_rss_at_most_200mb'])}"
     )
     print(
-        f"  target second crawl ≤ {MAX_SECOND_CPU_SHARE:.0%} of the first's CPU: "
-        f"{mark(t['second_cpu_at_most_25pct'])}"
+        f"  target second crawl ≤ {max_share:.0%} of the first's CPU: "
+        f"{mark(t[f'second_cpu_at_most_{max_share:.0%}'])}"
     )
     print(
         f"  target every post in the dataset both times ({every[0].expected}): "
@@ -558,6 +583,9 @@ def main(argv: list[str] | None = None) -> int:
         " one), e.g. an older commit's for a baseline",
     )
     parser.add_argument("--out", type=Path, help="write the results as JSON to this file")
+    parser.add_argument(
+        "--profile", type=Path, help="profile each crawl (cProfile) into this folder, and print"
+    )
     parser.add_argument("--keep", type=Path, help="keep outputs, registries and logs here")
     args = parser.parse_args(argv)
     for name in ("blogs", "pages", "scale_blogs", "scale_pages", "runs"):

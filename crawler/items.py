@@ -6,7 +6,7 @@ format, bounds) and whether a change of its value makes the post "changed". Ever
 derives from these declarations:
 
 - ``POST_FIELDS``: the export column order (CSV header, ``FEED_EXPORT_FIELDS``, the dataset);
-- ``TRACKED_FIELDS``: what the store compares between runs (``crawler/store.py``);
+- ``TRACKED_FIELDS``: what the store compares between runs (``crawler/store/records.py``);
 - the JSON Schema: :func:`crawler.schema.post_json_schema`, checked in as
   ``crawler/post.schema.json``;
 - the README's field table: :func:`crawler.schema.field_table`.

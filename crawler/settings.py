@@ -49,7 +49,7 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.robots.QuietRobotsTxtMiddleware": 100,
 }
 RETRY_AFTER_MAX = 120  # seconds; a longer Retry-After fails the request instead
-# Incremental crawling (crawler/incremental.py) sits next to the spider: it sees the spider's
+# Incremental crawling (crawler/incremental/) sits next to the spider: it sees the spider's
 # own output before Scrapy's depth and URL-length middlewares.
 SPIDER_MIDDLEWARES = {
     "crawler.incremental.middleware.IncrementalMiddleware": 950,
@@ -74,9 +74,10 @@ ITEM_PIPELINES = {
 EXTENSIONS = {
     "crawler.extensions.outputs.OutputsExtension": 500,
     "crawler.extensions.summary.RunSummaryExtension": 510,
-    "crawler.extensions.gc_tuning.GcTuningExtension": 520,
+    "crawler.extensions.memory.GcTuningExtension": 520,
+    "crawler.extensions.memory.HeapTrimExtension": 530,
 }
-# Health checks after each run (see crawler/summary.py): a site beyond them is "unhealthy".
+# Health checks after each run (see crawler/runs/summary.py): a site beyond them is "unhealthy".
 HEALTH_MAX_DATE_FAILURE_RATIO = 0.2
 HEALTH_MIN_TITLE_COVERAGE = 0.9
 HEALTH_MIN_DATE_COVERAGE = 0.8
@@ -133,7 +134,10 @@ SAMPLE_PORT_BASE = 18401  # crawlall --sample serves its four sites on this port
 # GcTuningExtension: young-generation threshold during a crawl.
 GC_TUNING_ENABLED = True
 GC_GEN0_THRESHOLD = 20_000
+# HeapTrimExtension: freed C heap handed back every this many responses (0: never).
+HEAP_TRIM_RESPONSES = 200
 
 # `scrapy genspider -t layout NAME DOMAIN`. This folder replaces Scrapy's own templates folder,
-# so it also holds copies of basic/crawl/csvfeed/xmlfeed (tests/test_genspider.py checks them).
+# so it also holds copies of basic/crawl/csvfeed/xmlfeed (tests/scenarios/test_genspider.py
+# checks them).
 TEMPLATES_DIR = str(Path(__file__).resolve().parent / "devtools" / "templates")

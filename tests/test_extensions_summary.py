@@ -1,18 +1,14 @@
-"""RunSummaryExtension: a site's summary when it closes, in the store and the run summary;
-GcTuningExtension."""
+"""RunSummaryExtension: a site's summary when it closes, in the store and the run summary;"""
 
 from __future__ import annotations
 
-import gc
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy.exceptions import NotConfigured
 from support.project import make_post, project_crawler
 
-from crawler.extensions.gc_tuning import GcTuningExtension
 from crawler.extensions.summary import RunSummaryExtension, summaries_ready
 from crawler.layouts import get_layout
 from crawler.runs.summary import SiteSummary
@@ -47,7 +43,7 @@ def test_a_closed_site_is_summarised_recorded_and_said(
         sites.count("example", key, value)
     caplog.set_level("INFO")
     sites.close_all("finished")
-    recorded = store.site_runs("run-1")["example"]
+    recorded = dict(store.site_runs("run-1"))["example"]
     assert (recorded["pages_fetched"], recorded["posts_seen"], recorded["new"]) == (2, 20, 3)
     assert recorded["stored_before"] == 2 and recorded["problems"] == []
     assert "site example done (ok): 2 pages, 0 unchanged, 20 posts, 3 new" in caplog.text
@@ -71,17 +67,3 @@ def test_a_site_that_read_nothing_is_failed_and_deferred_summaries_write_no_file
     assert summary.failed and summary.problems == ["no list page was read"]
     extension.spider_closed(None, "finished")
     assert not (tmp_path / "runs").exists()  # the command writes one for all its sites
-
-
-def test_gc_tuning_moves_start_up_objects_out_of_sight() -> None:
-    crawler = project_crawler(GC_GEN0_THRESHOLD=50_000)
-    extension = GcTuningExtension.from_crawler(crawler)
-    before = gc.get_threshold()
-    try:
-        extension.engine_started()
-        assert gc.get_threshold()[0] == 50_000 and gc.get_freeze_count() > 0
-    finally:
-        gc.unfreeze()
-        gc.set_threshold(*before)
-    with pytest.raises(NotConfigured):
-        GcTuningExtension.from_crawler(project_crawler(GC_TUNING_ENABLED=False))

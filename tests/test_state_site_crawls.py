@@ -105,3 +105,21 @@ def test_a_request_meta_names_its_site_and_its_pace() -> None:
     }
     assert site.on_site("http://127.0.0.1:8000/hot?page=2")
     assert not site.on_site("http://127.0.0.1:8001/hot")
+
+
+def test_a_sites_duration_runs_from_its_first_request(
+    sites: SiteCrawls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A registry's sites are added at once and started one after another: the summary's
+    seconds are each site's own, not the time since the crawl began."""
+    now = [100.0]
+    monkeypatch.setattr("crawler.state.site_crawls.time.monotonic", lambda: now[0])
+    site = sites.get("a")
+    assert site is not None and site.duration == 0.0  # not started yet
+    now[0] = 160.0  # long after the site was added
+    first = request("a", list_page=True)
+    sites.requested(first)
+    now[0] = 163.5
+    sites.answered(first)  # closes it
+    now[0] = 500.0
+    assert site.duration == pytest.approx(3.5)

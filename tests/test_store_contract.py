@@ -198,18 +198,40 @@ def test_exports_mark_is_reset_by_a_recorded_post(open_store: OpenStore) -> None
     assert open_store().exports_mark() == "run3"
 
 
+def test_a_sites_layout_is_kept_apart_from_its_mark(open_store: OpenStore) -> None:
+    store = open_store()
+    assert store.site_layout("example") is None
+    store.set_crawl_complete("example", True)
+    store.set_site_layout("example", "butterfly")
+    store.set_crawl_complete("example", False)  # the mark changes, the layout stays
+    store.set_site_layout("other", "generic")  # a site with no mark yet
+    store.close()
+    again = open_store()
+    assert again.site_layout("example") == "butterfly" and not again.crawl_complete("example")
+    assert again.site_layout("other") == "generic" and not again.crawl_complete("other")
+
+
+def test_exports_listing_is_kept_across_opens(open_store: OpenStore) -> None:
+    store = open_store()
+    assert store.exports_listing() is None
+    store.set_exports_listing('{"post_total": 1}')
+    store.set_exports_listing('{"post_total": 2, "sites": ["博客"]}')  # replaced, not added
+    store.close()
+    assert open_store().exports_listing() == '{"post_total": 2, "sites": ["博客"]}'
+
+
 def test_site_runs(open_store: OpenStore) -> None:
     store = open_store()
-    assert store.site_runs("run1") == {}
+    assert dict(store.site_runs("run1")) == {}
     store.record_site_run("run1", "a", {"posts": 3, "problems": ["标题缺失"], "failed": False})
     store.record_site_run("run1", "b", {"posts": 0})
     store.record_site_run("run2", "a", {"posts": 1})
     store.record_site_run("run1", "b", {"posts": 2})  # the latest summary wins
-    assert store.site_runs("run1") == {
+    assert dict(store.site_runs("run1")) == {
         "a": {"posts": 3, "problems": ["标题缺失"], "failed": False},
         "b": {"posts": 2},
     }
-    assert store.site_runs("run2") == {"a": {"posts": 1}}
+    assert dict(store.site_runs("run2")) == {"a": {"posts": 1}}
 
 
 def test_reopening_keeps_everything(open_store: OpenStore) -> None:
@@ -228,7 +250,7 @@ def test_reopening_keeps_everything(open_store: OpenStore) -> None:
     assert [p["url"][-1] for p in again.posts_to_retry("example")] == ["2"]
     assert again.page_state("https://blog.example.org/") == PageState('"e"', None, ("x",), ("y",))
     assert again.crawl_complete("example") and again.exports_mark() == "run2"
-    assert again.site_runs("run2") == {"example": {"posts": 2}}
+    assert dict(again.site_runs("run2")) == {"example": {"posts": 2}}
     # And it goes on from there: post 1 is known, so not new.
     assert again.record(make_post(1, views=3), "run3") == UNCHANGED
 
@@ -321,7 +343,7 @@ def test_schema_version_and_upgrade(postgres_url: str, monkeypatch: pytest.Monke
     from crawler.store import postgres as pg_store
 
     latest = pg_store.MIGRATIONS
-    assert len(latest) == 2  # 1: the tables; 2: the counts' history
+    assert len(latest) == 3  # 1: the tables; 2: the counts' history; 3: a site's layout
     # A store made by the crawler before the counts' history (version 1)...
     monkeypatch.setattr(pg_store, "MIGRATIONS", latest[:1])
     store = pg_store.PostgresStore(postgres_url)
@@ -329,20 +351,29 @@ def test_schema_version_and_upgrade(postgres_url: str, monkeypatch: pytest.Monke
     store.record_site_run("run1", "example", {"new": 3})
     store.close()
     # ...is upgraded once, on the next open by this one, keeping its data.
-    monkeypatch.setattr(pg_store, "MIGRATIONS", latest)
+    monkeypatch.setattr(pg_store, "MIGRATIONS", latest[:2])
     store = pg_store.PostgresStore(postgres_url)
     assert store.schema_version() == 2
-    assert store.site_runs("run1") == {"example": {"new": 3}}
+    assert dict(store.site_runs("run1")) == {"example": {"new": 3}}
     assert store.record(make_post(1, views=12), "run2") == NEW
     assert [row["views"] for row in store.metrics()] == [12]
     store.close()
-    pg_store.PostgresStore(postgres_url).close()  # at the latest version: nothing applied
+    pg_store.PostgresStore(postgres_url).close()  # at that version: nothing applied
+    # ...and to version 3 with the sites' marks kept.
+    store = pg_store.PostgresStore(postgres_url)
+    store.set_crawl_complete("example", True)
+    store.close()
+    monkeypatch.setattr(pg_store, "MIGRATIONS", latest)
+    store = pg_store.PostgresStore(postgres_url)
+    assert store.schema_version() == 3 and store.crawl_complete("example")
+    assert store.site_layout("example") is None
+    store.close()
     with psycopg.connect(postgres_url) as connection:
         versions = connection.execute("SELECT version FROM schema_version").fetchall()
-        assert max(version for (version,) in versions) == 2
+        assert max(version for (version,) in versions) == 3
     # A store upgraded by a newer crawler is refused by an older one, in words.
     monkeypatch.setattr(pg_store, "MIGRATIONS", latest[:1])
-    with pytest.raises(StoreUnavailable, match="schema version 2, newer than this"):
+    with pytest.raises(StoreUnavailable, match="schema version 3, newer than this"):
         pg_store.PostgresStore(postgres_url)
 
 

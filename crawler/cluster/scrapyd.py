@@ -210,7 +210,7 @@ class ScrapydRun:
                         nodes.remove(job.node)
                         self.note(f"node {job.node.url} stopped answering during the run ({exc})")
             # Read after the states: a job seen finished has recorded its sites' outcomes.
-            done = self.store.site_runs(self.run_id)
+            done = dict(self.store.site_runs(self.run_id))
             still = [job for job in jobs if job.state in ("pending", "running")]
             for job in jobs:
                 missing = [site for site in job.sites if site.name not in done]
@@ -228,4 +228,4 @@ class ScrapydRun:
                 self.say(f"{progress}, {running} running")
                 shown = f"{progress}{running}"
             jobs = still
-        return self.store.site_runs(self.run_id)
+        return dict(self.store.site_runs(self.run_id))

@@ -4,10 +4,10 @@ Writes ``tests/cases/<layout>/<case>/`` (``--cases-dir`` for another root): the 
 fetched (``page.html``, or ``page.xml`` for an XML response; bytes untouched, so its encoding
 is kept), ``case.json`` (url after redirects, layout, site, timezone, now, next_pages, and the
 response's Content-Type, plus the charset the crawl decoded with if the page declares none)
-and ``output.json``: the items :func:`crawler.devtools.cases.run_case` extracts, i.e. exactly what
-``tests/test_cases.py`` will compare against. Those are what the layout reads NOW, not what
-is right: the contributor checks them against the page by hand. An existing case folder is
-never overwritten.
+and ``output.json``: the items :func:`crawler.devtools.cases.run_case` extracts, i.e.
+exactly what ``tests/test_layouts_saved_lists.py`` will compare against. Those are what the
+layout reads NOW, not what is right: the contributor checks them against the page by hand.
+An existing case folder is never overwritten.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ CHECK output.json AGAINST THE PAGE BY HAND before you commit it. It holds what t
 extracts today, not what is right: read each item's title, url, summary, author, date
 (published_raw as printed; published_at/date_precision in the site's timezone), category,
 tags and counts on the page itself, correct output.json where it is wrong, then make the
-layout pass: .venv/bin/python -m pytest tests/test_cases.py -q -k {layout}"""
+layout pass: .venv/bin/python -m pytest tests/test_layouts_saved_lists.py -q -k {layout}"""
 
 
 def case_name(text: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import pprint
-from dataclasses import asdict
 
 from scrapy import signals
 from scrapy.crawler import Crawler
@@ -74,10 +73,10 @@ class RunSummaryExtension:
         self.summaries[site.name] = summary
         if self.store is not None and not store_has_failed(self.crawler):
             try:
+                # Flushed when the crawl closes the store, before a controller reads it.
                 self.store.record_site_run(
-                    run_id(self.crawler.settings), summary.site, asdict(summary)
+                    run_id(self.crawler.settings), summary.site, summary.as_dict()
                 )
-                self.store.flush()
             except StoreUnavailable as exc:
                 store_failed(self.crawler, exc)
         state = "FAILED" if summary.failed else "unhealthy" if summary.problems else "ok"

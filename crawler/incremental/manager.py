@@ -81,6 +81,8 @@ class IncrementalManager:
     def _start(self, site: SiteCrawl) -> bool:
         """Whether the site is read incrementally; its mark cleared until it ends complete."""
         incremental = not site.full and self.store.crawl_complete(site.name)
+        # Durable before any page of the site is read: a run killed midway leaves the site
+        # to be read whole next time, whatever it recorded.
         self.store.set_crawl_complete(site.name, False)
         self.store.flush()
         return incremental
@@ -201,8 +203,9 @@ class IncrementalManager:
 
     @_or_else(lambda site: None)
     def _mark(self, site: SiteCrawl) -> None:
+        # Committed with the next batch or at the end: a mark lost with a crash only makes
+        # the next run read the site whole.
         self.store.set_crawl_complete(site.name, site.complete)
-        self.store.flush()
 
     @_or_else(lambda: None)
     def close(self) -> None:

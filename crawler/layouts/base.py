@@ -10,7 +10,9 @@ A layout is a small subclass of :class:`Layout` in a module of this package name
   shared :class:`~crawler.parsing.loaders.PostLoader` cleans them.
 - ``next_page_urls(response)``: the list pages to follow from this one (may be empty).
 - optionally ``site_root(url)``: the URL prefix a site's pages share (the crawl stays inside),
-  and ``page_problem(response)``: why a page cannot be of this layout at all.
+  ``page_problem(response)``: why a page cannot be of this layout at all, and
+  ``probe_urls(response)``: list pages worth trying from the start page that it does not link
+  (a missing one is no failure).
 - ``signature``: selectors that mark a page of this layout, for ``scrapy detect``.
 - ``date_ordered``: False for lists not sorted newest first (read whole on every run).
 
@@ -73,10 +75,16 @@ class PostPage:
     ``category``, ``updated_raw``) of what the page shows; ``method``: how the body was
     found: ``"layout"`` (the layout's ``post_body``), ``"selector"`` (another layout's),
     ``"trafilatura"``, or None when no body was found (``content`` is then absent).
+    A reader of pages that may not be posts also fills the list's fields (``title``,
+    ``published_raw`` …) and says whether the page is a post at all.
     """
 
     fields: dict[str, Any] = field(default_factory=dict)
     method: str | None = None
+    # False for a page that is no post (a reader of candidates, GenericLayout, says so; a
+    # layout's own post links lead to posts), and why: the page's evidence.
+    is_post: bool = True
+    evidence: tuple[str, ...] = ()
 
 
 def _json_ld_modified(text: str) -> str | None:
@@ -129,6 +137,12 @@ class Layout:
     def page_problem(cls, response: TextResponse) -> str | None:
         """Why the page cannot be of this layout at all (e.g. HTML where a feed belongs)."""
         return None
+
+    @classmethod
+    def probe_urls(cls, response: TextResponse) -> Iterable[str]:
+        """From the start page: further list pages a site may have without linking them (a
+        sitemap, a feed); one that is missing is no failure of the site."""
+        return ()
 
     @classmethod
     def site_root(cls, url: str) -> str:

@@ -25,7 +25,7 @@ class ChineseEncodingMiddleware:
         return cls(crawler)
 
     def process_response(self, request: Request, response: Response) -> Response:
-        if not isinstance(response, TextResponse):
+        if not isinstance(response, TextResponse) or not response.body:  # a 304: no bytes
             return response
         content_type = (response.headers.get("Content-Type") or b"").decode("latin-1")
         if declared_encoding(response.body, content_type):

@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -311,6 +313,11 @@ class _FeedBuilder:
         return updated
 
 
+def feeds_written(out: Path) -> bool:
+    """True once ``out/feeds/`` holds the feed of all sites (a run wrote them)."""
+    return (out / FEEDS_FOLDER / f"{ALL_FEED}.xml").exists()
+
+
 def write_feeds(
     settings: BaseSettings,
     store: PostStore,
@@ -320,11 +327,11 @@ def write_feeds(
     """Write ``out/feeds/<site>.xml`` for every site in the store and ``out/feeds/all.xml``,
     each only when its bytes changed.
 
-    One pass over the store keeps the ids of each feed's newest posts (bounded heaps, no post
-    bodies); each feed's posts are then read by id. ``site_urls`` (site name → its URL) gives
-    the site feeds their link and, for a feed written the first time, its id; without it the
-    id is a tag URI of the site's name. An existing feed keeps its id, and its link when
-    ``site_urls`` has none. Nothing is written for an empty store.
+    One pass over the store, site by site, keeps the ids of each feed's newest posts
+    (bounded heaps, no post bodies); each feed's posts are then read by id. ``site_urls``
+    (site name → its URL) gives the site feeds their link and, for a feed written the first
+    time, its id; without it the id is a tag URI of the site's name. An existing feed keeps
+    its id, and its link when ``site_urls`` has none. Nothing is written for an empty store.
 
     Raises :class:`ExportError` (one line naming the file) when a file cannot be written, and
     ``ValueError`` for a ``FEEDS_*_ENTRIES`` setting that is not a count.
@@ -332,26 +339,7 @@ def write_feeds(
     site_entries, all_entries = entry_counts(settings)
     urls = dict(site_urls or {})
     folder = out / FEEDS_FOLDER
-    sites: dict[str, _Newest] = {}
     everything = _Newest(all_entries)
-    for post in store.posts():
-        site = post["site"]
-        newest = sites.get(site)
-        if newest is None:
-            newest = sites[site] = _Newest(site_entries)
-        crawled = iso_instant(post.get("crawled_at"))
-        if crawled is not None:
-            for kept in (newest, everything):
-                if kept.last_crawl is None or crawled > kept.last_crawl:
-                    kept.last_crawl = crawled
-        if post.get("gone"):
-            continue
-        rank = _rank(post)
-        newest.offer(rank, post["id"])
-        everything.offer(rank, post["id"])
-    if not sites:
-        return FeedsResult(folder=folder)
-
     rewritten: list[Path] = []
     unchanged: list[Path] = []
     skipped: list[str] = []
@@ -383,7 +371,23 @@ def write_feeds(
             rewritten.append(path)
         return link
 
-    for site in sorted(sites):
+    # The store gives the posts site by site: each site's feed is written as its posts end,
+    # so only one site's newest ids are held at a time (and all.xml's).
+    any_site = False
+    for site, posts in groupby(store.posts(), key=itemgetter("site")):
+        any_site = True
+        newest = _Newest(site_entries)
+        for post in posts:
+            crawled = iso_instant(post.get("crawled_at"))
+            if crawled is not None:
+                for kept in (newest, everything):
+                    if kept.last_crawl is None or crawled > kept.last_crawl:
+                        kept.last_crawl = crawled
+            if post.get("gone"):
+                continue
+            rank = _rank(post)
+            newest.offer(rank, post["id"])
+            everything.offer(rank, post["id"])
         name = _site_feed_name(site)
         if name is None:
             logger.warning(
@@ -400,10 +404,12 @@ def write_feeds(
             url or f"{TAG_PREFIX}site/{site}",
             site,
             url,
-            sites[site],
+            newest,
             with_source=False,
         ):
             urls[site] = link  # all.xml's entries name their blog with it
+    if not any_site:
+        return FeedsResult(folder=folder)
     write(
         folder / f"{ALL_FEED}.xml", ALL_FEED_ID, ALL_FEED_TITLE, None, everything, with_source=True
     )

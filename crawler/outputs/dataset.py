@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,6 +23,7 @@ from scrapy.settings import BaseSettings
 from crawler.items import POST_FIELDS, SCHEMA_FIELDS
 from crawler.outputs.exporters import JsonLinesExporter, SafeCsvItemExporter
 from crawler.outputs.files import AtomicFile, ExportError
+from crawler.outputs.report import PostListing
 from crawler.store.base import PostStore
 from crawler.store.records import METRIC_FIELDS
 
@@ -41,6 +43,9 @@ class DatasetResult:
     delta: int
     # False when nothing changed since the last export: the dataset files were left as they are.
     rewritten: bool = True
+    # What the report shows of the posts (report.PostListing), as gathered by this export or
+    # kept from the last one; None if the store has none kept.
+    listing: dict[str, Any] | None = None
 
 
 def exporter(
@@ -112,13 +117,17 @@ def export_rows(
 
 
 def dataset_mark(settings: BaseSettings, out: Path) -> str:
-    """What the dataset files depend on besides the store: their folder, columns and CSV
-    rules. A dataset written with the same mark, and no post recorded since, is current."""
+    """What the dataset files (and the feeds and the report's listing written with them)
+    depend on besides the store: their folder, columns, CSV rules, feed and listing sizes. A
+    dataset written with the same mark, and no post recorded since, is current."""
     rules = [
         str(out.resolve()),
         list(POST_FIELDS),
         settings.getbool("CSV_BOM"),
         settings["CSV_LIST_SEPARATOR"],
+        settings["FEEDS_SITE_ENTRIES"],
+        settings["FEEDS_ALL_ENTRIES"],
+        settings["REPORT_NEWEST"],
     ]
     return json.dumps(rules, ensure_ascii=False)
 
@@ -150,15 +159,22 @@ def write_dataset(
     current = [*dataset_files, *metrics_files]
     if store.exports_mark() == mark and all(path.exists() for path in current):
         changes = export_rows(delta_files, store.changes(run), DELTA_FIELDS, settings)
-        return replace(result, posts=store.count(), delta=changes, rewritten=False)
+        kept = store.exports_listing()
+        listing = json.loads(kept) if kept else None
+        return replace(result, posts=store.count(), delta=changes, rewritten=False, listing=listing)
     posts = changes = 0
+    gathered = PostListing(settings.getint("REPORT_NEWEST"))
     with (
         atomic_exporters(dataset_files, POST_FIELDS, settings) as dataset,
         atomic_exporters(delta_files, DELTA_FIELDS, settings) as changed,
     ):
         for post, change in store.dataset(run):
+            # The store's bookkeeping out: a row of exactly the columns, in their order, is
+            # written as it is (PostRowsExporter.is_row).
+            post.pop("post_page_failed", None)
             for each in dataset:
                 each.export_item(post)
+            gathered.add(post)
             posts += 1
             if change is not None:
                 row = {**post, **change}
@@ -167,5 +183,7 @@ def write_dataset(
                 changes += 1
     # The counts' history grows only with posts recorded: rewritten with the dataset.
     export_rows(metrics_files, store.metrics(), METRIC_FIELDS, settings)
+    listing = gathered.result(datetime.now(UTC))
+    store.set_exports_listing(json.dumps(listing, ensure_ascii=False))
     store.set_exports_mark(mark)
-    return replace(result, posts=posts, delta=changes)
+    return replace(result, posts=posts, delta=changes, listing=listing)

@@ -58,7 +58,10 @@ class PostRowsExporter(BaseItemExporter):
         super().__init__(**{name: kwargs.pop(name) for name in EXPORTER_OPTIONS if name in kwargs})
         self.encoding = self.encoding or "utf-8"
         self.extra_options = kwargs  # for the format's writer
-        self._plans: dict[type, list[tuple[str, Serializer | None]]] = {}
+        # (field, column name, serializer or None) per item class, in column order.
+        self._plans: dict[type, list[tuple[str, str, Serializer | None]]] = {}
+        fields = self.fields_to_export
+        self._row_keys = tuple(fields) if isinstance(fields, list | tuple) else None
 
     def columns(self, item: Any) -> list[str]:
         """The exported field names: ``fields_to_export``, else the item's own."""
@@ -73,12 +76,14 @@ class PostRowsExporter(BaseItemExporter):
             return None
         return lambda value: self.serialize_field(meta, "", value)
 
-    def _plan(self, item: Any) -> list[tuple[str, Serializer | None]]:
+    def _plan(self, item: Any) -> list[tuple[str, str, Serializer | None]]:
         plan = self._plans.get(type(item)) if self.fields_to_export is not None else None
         if plan is None:
             meta = type(item).fields if isinstance(item, Item) else {}
-            columns = self.columns(item)
-            plan = [(name, self.value_serializer(meta.get(name, {}))) for name in columns]
+            plan = [
+                (name, self.output_name(name), self.value_serializer(meta.get(name, {})))
+                for name in self.columns(item)
+            ]
             self._plans[type(item)] = plan
         return plan
 
@@ -89,16 +94,10 @@ class PostRowsExporter(BaseItemExporter):
 
     def is_row(self, item: Any) -> bool:
         """True for a plain dict holding exactly the exported fields, in their order."""
-        fields = self.fields_to_export
-        return (
-            type(item) is dict
-            and isinstance(fields, list | tuple)
-            and len(item) == len(fields)
-            and all(a == b for a, b in zip(item, fields, strict=False))
-        )
+        return type(item) is dict and self._row_keys is not None and tuple(item) == self._row_keys
 
     def values(self, item: Any, default: Any) -> dict[str, Any]:
-        """``{field: serialised value}`` in column order; a missing field is ``default``, or
+        """``{column: serialised value}`` in column order; a missing field is ``default``, or
         left out unless ``export_empty_fields``."""
         plan = self._plan(item)
         if isinstance(item, Item):
@@ -106,12 +105,12 @@ class PostRowsExporter(BaseItemExporter):
         elif not isinstance(item, dict):
             item = ItemAdapter(item).asdict()
         out = {}
-        for name, serialize in plan:
+        for name, column, serialize in plan:
             if name in item:
                 value = item[name]
-                out[self.output_name(name)] = value if serialize is None else serialize(value)
+                out[column] = value if serialize is None else serialize(value)
             elif self.export_empty_fields:
-                out[self.output_name(name)] = default
+                out[column] = default
         return out
 
 
@@ -170,12 +169,13 @@ class SafeCsvItemExporter(PostRowsExporter):
     def cell(self, value: Any) -> Any:
         """One CSV cell: None empty, lists joined, formulas neutralised, numbers as they are,
         text over :data:`EXCEL_CELL_LIMIT` characters cut to it, ending with the mark."""
-        if value is None or type(value) is int:
-            return value
-        if isinstance(value, list | tuple):
-            value = self.join_multivalued.join(str(part) for part in value)
-        if not isinstance(value, str):
-            return value
+        if type(value) is not str:  # most cells are text: one test for them
+            if value is None or type(value) is int:
+                return value
+            if isinstance(value, list | tuple):
+                value = self.join_multivalued.join(str(part) for part in value)
+            if not isinstance(value, str):
+                return value
         value = neutralise_formula(value)
         if len(value) > EXCEL_CELL_LIMIT:
             value = value[: EXCEL_CELL_LIMIT - len(CELL_CUT_MARK)] + CELL_CUT_MARK

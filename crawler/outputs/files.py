@@ -63,6 +63,23 @@ class _Target(io.RawIOBase):
                 os.close(self._fd)
 
 
+# The folders this process has cleared of stale temporary files (once a folder: a feeds
+# folder holds a file per site).
+_CLEARED: set[Path] = set()
+
+
+def _remove_stale(folder: Path) -> None:
+    """Delete the temporary files a run killed mid-write left in ``folder`` (the run lock
+    says no other run writes there)."""
+    if folder in _CLEARED:
+        return
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith(".") and entry.name.endswith(".tmp") and entry.is_file():
+                Path(entry.path).unlink(missing_ok=True)
+    _CLEARED.add(folder)
+
+
 class AtomicFile:
     """``with AtomicFile(path) as file:`` — a buffered binary file that becomes ``path`` when
     the block ends without an error (and is deleted if it ends with one).
@@ -84,9 +101,7 @@ class AtomicFile:
     def open(self) -> io.BufferedWriter:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            # A run killed mid-write leaves its temporary file; the run lock says none writes.
-            for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
-                stale.unlink(missing_ok=True)
+            _remove_stale(self.path.parent)
             fd, tmp = tempfile.mkstemp(
                 prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
             )

@@ -50,6 +50,7 @@ def write_report(
     newest: int,
     trending_days: int,
     now: datetime | None = None,
+    listing: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write ``out/report.html`` from the store and the run summaries under ``out/runs/``
     (atomically: a reader never sees half a page); return its path.
@@ -57,37 +58,51 @@ def write_report(
     The last run is ``run_id``: its ``summary.json`` if written, else the per-site summaries
     the store recorded for it (the report can then be written before the run's summary).
     ``newest``: posts listed; ``trending_days``: the window of the views' gains; ``now``: the
-    end of that window (default: the current time). An ``OSError`` while writing names the
-    file (``ExportError``).
+    end of that window (default: the current time); ``listing``: what the page shows of the
+    posts, when the dataset's export gathered it (:class:`PostListing`; else read from the
+    store). An ``OSError`` while writing names the file (``ExportError``).
     """
     now = (now or datetime.now(UTC)).astimezone(UTC)
-    data = report_data(out, store, run_id, newest=newest, trending_days=trending_days, now=now)
+    data = report_data(
+        out, store, run_id, newest=newest, trending_days=trending_days, now=now, listing=listing
+    )
     path = out / REPORT_NAME
     replace_file(path, render(data).encode("utf-8"))
     return path
 
 
 def report_data(
-    out: Path, store: PostStore, run_id: str, *, newest: int, trending_days: int, now: datetime
+    out: Path,
+    store: PostStore,
+    run_id: str,
+    *,
+    newest: int,
+    trending_days: int,
+    now: datetime,
+    listing: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What the page shows, as the JSON embedded in it."""
     runs = _recent_runs(out / "runs", run_id, store)
     last = runs[-1] if runs and runs[-1]["run_id"] == run_id else None
-    posts, weeks, total, sites = _posts_and_weeks(store.posts(), newest, now)
+    if listing is None:
+        gathered = PostListing(newest)
+        for post in store.posts():
+            gathered.add(post)
+        listing = gathered.result(now)
     trending = _trending(store, now - timedelta(days=trending_days), TRENDING_SHOWN)
     run_sites = [s["site"] for s in last["sites"]] if last else []
-    every_site = list(dict.fromkeys([*run_sites, *sorted(sites)]))
+    every_site = list(dict.fromkeys([*run_sites, *listing["sites"]]))
     return {
         "generated_at": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
         "run": last,
         "run_id": run_id,
         "history": [_outcomes(run) for run in runs],
         "sites": every_site,
-        "posts": posts,
-        "post_total": total,
+        "posts": listing["posts"],
+        "post_total": listing["post_total"],
         "trending": trending,
         "trending_days": trending_days,
-        "weeks": weeks,
+        "weeks": listing["weeks"],
     }
 
 
@@ -148,7 +163,7 @@ def _recent_runs(runs_dir: Path, run_id: str, store: PostStore) -> list[dict[str
             for entry in runs_dir.iterdir()
             if entry.name != run_id and (entry / "summary.json").is_file()
         )
-    documents: list[tuple[str, dict[str, Any]]] = []
+    documents: list[tuple[str, Mapping[str, Any]]] = []
     for run in reversed(ids):  # newest first, until enough readable summaries
         if len(documents) >= RUNS_SHOWN - 1:
             break
@@ -157,10 +172,9 @@ def _recent_runs(runs_dir: Path, run_id: str, store: PostStore) -> list[dict[str
             documents.append((run, document))
     documents.reverse()
     path = runs_dir / run_id / "summary.json"
-    current = _read_summary(path) if path.is_file() else None
-    if current is None:
-        recorded = store.site_runs(run_id)
-        current = {"sites": [recorded[name] for name in sorted(recorded)]}
+    current: Mapping[str, Any] | None = _read_summary(path) if path.is_file() else None
+    if current is None:  # read a site at a time below
+        current = {"sites": (summary for _, summary in store.site_runs(run_id))}
     documents.append((run_id, current))
     return [
         {
@@ -219,35 +233,48 @@ def _week(published_at: str) -> date | None:
     return day - timedelta(days=day.weekday())
 
 
-def _posts_and_weeks(
-    posts: Iterable[Mapping[str, Any]], newest: int, now: datetime
-) -> tuple[list[dict[str, Any]], dict[str, Any], int, set[str]]:
-    """One pass over the store: the ``newest`` dated posts across sites, the posts published
-    per week per site, the number of posts and the sites."""
-    heap: list[tuple[datetime, int, dict[str, Any]]] = []
-    tiebreak = count()  # equal times: the order the store gave
-    per_week: dict[str, dict[date, int]] = defaultdict(lambda: defaultdict(int))
-    total = 0
-    sites: set[str] = set()
-    for post in posts:
-        total += 1
+class PostListing:
+    """What the page shows of the posts, gathered in one pass over them (the dataset's
+    export makes that pass anyway): the ``newest`` dated posts across sites, the posts
+    published per week per site, the number of posts and the sites."""
+
+    def __init__(self, newest: int) -> None:
+        self.newest = newest
+        # The heap keeps only small dicts: the store's posts carry their whole content.
+        self._heap: list[tuple[datetime, int, dict[str, Any]]] = []
+        self._tiebreak = count()  # equal times: the order the store gave
+        self._per_week: dict[str, dict[date, int]] = defaultdict(lambda: defaultdict(int))
+        self._total = 0
+        self._sites: set[str] = set()
+
+    def add(self, post: Mapping[str, Any]) -> None:
+        self._total += 1
         site = post.get("site") or ""
-        sites.add(site)
+        self._sites.add(site)
         published = post.get("published_at")
         moment = iso_instant(published)
         if moment is None:
-            continue  # an undated post has no place in "newest" or in a week
+            return  # an undated post has no place in "newest" or in a week
         week = _week(published or "")
         if week is not None:
-            per_week[site][week] += 1
-        # The heap keeps only small dicts: the store's posts carry their whole content.
-        entry = (moment, -next(tiebreak), _listed(post))
-        if len(heap) < newest:
-            heapq.heappush(heap, entry)
-        elif newest > 0 and entry[:2] > heap[0][:2]:
-            heapq.heapreplace(heap, entry)
-    listed = [entry[2] for entry in sorted(heap, key=itemgetter(0, 1), reverse=True)]
-    return listed, _chart_weeks(per_week, now), total, sites
+            self._per_week[site][week] += 1
+        key = (moment, -next(self._tiebreak))
+        heap = self._heap
+        if len(heap) < self.newest:
+            heapq.heappush(heap, (*key, _listed(post)))
+        elif self.newest > 0 and key > heap[0][:2]:
+            heapq.heapreplace(heap, (*key, _listed(post)))
+
+    def result(self, now: datetime) -> dict[str, Any]:
+        """``posts`` (newest first), ``weeks`` (the chart up to ``now``), ``post_total``,
+        ``sites`` (sorted): JSON, so an export can keep it for the runs that follow."""
+        listed = [entry[2] for entry in sorted(self._heap, key=itemgetter(0, 1), reverse=True)]
+        return {
+            "posts": listed,
+            "weeks": _chart_weeks(self._per_week, now),
+            "post_total": self._total,
+            "sites": sorted(self._sites),
+        }
 
 
 def _chart_weeks(per_week: Mapping[str, Mapping[date, int]], now: datetime) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Locale data for :mod:`crawler.parsing.dates`, kept as plain tables.
 
-The parser in ``crawler/dates.py`` builds its regular expressions from these tables, so
+The parser in ``crawler/parsing/dates.py`` builds its regular expressions from these tables, so
 supporting another word (a unit, a period of the day, a month spelling) is a one-line data
 change here, not a parser change.
 """

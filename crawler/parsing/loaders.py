@@ -6,7 +6,7 @@ collects each field's raw values and cleans them once, in :meth:`PostLoader.load
 one plain function per field. ``ItemLoader`` looks each processor up and wraps it for the
 loader context on every value it processes, a large share of the cost of a post; the cleaning
 here gives exactly what an ``ItemLoader`` declaring the same processors gives
-(``tests/test_fast_paths.py`` compares them).
+(``tests/test_parsing_fast_paths.py`` compares them).
 """
 
 from __future__ import annotations

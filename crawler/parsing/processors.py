@@ -19,7 +19,7 @@ _WHITESPACE = re.compile(r"\s+")
 # An absolute URL already in canonical form, the usual post link: lower-case host, maybe a
 # port (1-65535, no leading zero), a path of unreserved characters without "." or ".."
 # segments, no query or fragment. w3lib and urljoin return it unchanged
-# (tests/test_fast_paths.py checks), so skipping them changes nothing but the cost.
+# (tests/test_parsing_fast_paths.py checks), so skipping them changes nothing but the cost.
 _PORT = r"(?::(?:[1-9]\d{0,3}|[1-5]\d{4}|6[0-4]\d{3}|65[0-4]\d\d|655[0-2]\d|6553[0-5]))?"
 PLAIN_URL = re.compile(rf"https?://[a-z0-9.-]+{_PORT}(?![^?#]*/\.\.?(?:/|$))/[A-Za-z0-9._~/-]*")
 # Platform labels in front of a summary (cnblogs' "摘要：") and "read more" links behind it.

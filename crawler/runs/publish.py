@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from scrapy.settings import BaseSettings
 
+from crawler.extensions.memory import trim_heap
 from crawler.outputs.dataset import DatasetResult, write_dataset
 from crawler.outputs.files import ExportError
 from crawler.outputs.report import write_report
@@ -34,14 +35,19 @@ def publish_outputs(
     """Write the run's outputs (``site_urls``: each site's address, for its feed's id and
     link). A file that cannot be written is one ERROR line (the traceback at DEBUG) and
     None: the caller's exit status says the run failed; the files that were there stay."""
-    from crawler.outputs.atom import write_feeds  # feedgen and markdown-it: only here
+    from crawler.outputs.atom import feeds_written, write_feeds  # feedgen, markdown-it: here
 
     out = output_dir(settings)
     try:
         store.flush()
         result = write_dataset(settings, store, out, run, run_dir(settings, run))
         store.flush()
-        write_feeds(settings, store, out, site_urls)  # rewrites only the feeds that changed
+        trim_heap()  # each step's peak on top of what the crawl holds, not of the last's
+        # The feeds come from what the dataset holds: when it was current (nothing recorded
+        # since it was written, the same settings), so are they.
+        if result.rewritten or not feeds_written(out):
+            write_feeds(settings, store, out, site_urls)  # rewrites only the feeds that changed
+            trim_heap()
         # Every run, quiet ones too: the page shows how the runs went.
         write_report(
             out,
@@ -49,6 +55,7 @@ def publish_outputs(
             run,
             newest=settings.getint("REPORT_NEWEST"),
             trending_days=settings.getint("REPORT_TRENDING_DAYS"),
+            listing=result.listing,
         )
     except (ExportError, StoreUnavailable) as exc:
         logger.error("%s; the files that were there before are kept", exc)

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from scrapy.settings import BaseSettings
 
-from crawler.outputs.files import replace_file
+from crawler.outputs.files import AtomicFile
 from crawler.store.base import STORE_UNAVAILABLE
 
 # Exit statuses of `scrapy crawl` and `scrapy crawlall` (documented in the README).
@@ -86,6 +86,10 @@ class SiteSummary:
     failed: bool = False
     # The site's own crawl stats (pages, posts, store, dates, ...), by key.
     counts: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The summary as JSON holds it (a shallow copy: the lists are not copied)."""
+        return dict(vars(self))
 
     @classmethod
     def from_stats(
@@ -240,14 +244,36 @@ def write_summary(
 ) -> None:
     """Save the run's summary as JSON (beside the run's exports); ``notes``: what the run
     has to say beyond its sites (``crawlall --scrapyd``: the nodes left out or lost);
-    ``stats``: the crawl's Scrapy stats (a crawl in this process)."""
-    document = {
-        "run_id": run_id,
-        "exit_status": status,
-        "exit_meaning": EXIT_CODES[status],
-        "partial": status in (EXIT_INTERRUPTED, EXIT_STORE_FAILED),
-        "sites": [asdict(s) | {"healthy": s.healthy} for s in summaries],
-        "notes": list(notes),
-        "stats": {k: _plain(v) for k, v in sorted((stats or {}).items())},
-    }
-    replace_file(path, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())
+    ``stats``: the crawl's Scrapy stats (a crawl in this process).
+
+    Written a site at a time: a registry of thousands of sites never holds its whole
+    summary as one string."""
+    head = json.dumps(
+        {
+            "run_id": run_id,
+            "exit_status": status,
+            "exit_meaning": EXIT_CODES[status],
+            "partial": status in (EXIT_INTERRUPTED, EXIT_STORE_FAILED),
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+    tail = json.dumps(
+        {
+            "notes": list(notes),
+            "stats": {k: _plain(v) for k, v in sorted((stats or {}).items())},
+        },
+        ensure_ascii=False,
+        indent=2,
+    )
+    with AtomicFile(path) as file:
+        file.write(head[: -len("\n}")].encode() + b',\n  "sites": [')
+        for index, summary in enumerate(summaries):
+            site = json.dumps(
+                summary.as_dict() | {"healthy": summary.healthy}, ensure_ascii=False, indent=2
+            )
+            # Indented as a member of the list (JSON strings hold no raw line breaks).
+            file.write(("," if index else "").encode() + b"\n    ")
+            file.write(site.replace("\n", "\n    ").encode())
+        file.write(b"\n  ]" if summaries else b"]")
+        file.write(b"," + tail[len("{") :].encode() + b"\n")

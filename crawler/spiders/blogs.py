@@ -21,13 +21,13 @@ import scrapy
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 from twisted.python.failure import Failure
-from w3lib.url import canonicalize_url
 
 from crawler.arguments import validate_arguments
 from crawler.items import PostItem
 from crawler.layouts import get_layout, layouts
 from crawler.layouts.base import as_text, merge_post_page
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import canonical_url
 from crawler.sites import SiteConfig
 from crawler.spiders.failures import describe_failure
 from crawler.state.site_crawls import SiteCrawl, SiteCrawls
@@ -103,7 +103,7 @@ class BlogSpider(scrapy.Spider):
     @staticmethod
     def _first_time(site: SiteCrawl, url: str) -> bool:
         """True the first time this run meets ``url`` as a list page of ``site``."""
-        key = canonicalize_url(url)  # as Scrapy's duplicate filter: no fragment
+        key = canonical_url(url) or url  # as Scrapy's duplicate filter: no fragment
         if key in site.pages_seen:
             return False
         site.pages_seen.add(key)

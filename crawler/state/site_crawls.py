@@ -60,7 +60,8 @@ class SiteCrawl:
     lists_pending: int = 0
     lists_read: bool = False
     items_pending: int = 0  # posts read from its pages and not yet through the pipelines
-    started: float = field(default_factory=time.monotonic)
+    # When its first request was made (a long registry's sites start one after another).
+    started: float | None = None
     finished: float | None = None
     reason: str | None = None
 
@@ -70,7 +71,8 @@ class SiteCrawl:
 
     @property
     def duration(self) -> float:
-        return (self.finished or time.monotonic()) - self.started
+        end = self.finished or time.monotonic()
+        return end - (self.started or end)
 
     @property
     def complete(self) -> bool:
@@ -136,6 +138,8 @@ class SiteCrawls:
         """A request of a site is made: it keeps the site open until answered or dropped."""
         site = self.of_request(request)
         if site is not None:
+            if site.started is None:
+                site.started = time.monotonic()
             site.pending += 1
             if request.meta.get("list_page"):
                 site.lists_pending += 1

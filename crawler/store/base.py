@@ -119,7 +119,8 @@ class PageValidators(ABC):
 
 
 class SiteMarks(ABC):
-    """Whether each site's last crawl read every page it meant to."""
+    """Whether each site's last crawl read every page it meant to, and which layout read a
+    site registered without one."""
 
     @abstractmethod
     def crawl_complete(self, site: str) -> bool:
@@ -128,6 +129,14 @@ class SiteMarks(ABC):
     @abstractmethod
     def set_crawl_complete(self, site: str, complete: bool) -> None:
         """Record whether this run's crawl of a site finished complete."""
+
+    @abstractmethod
+    def site_layout(self, site: str) -> str | None:
+        """The layout that read the site last (one registered as ``auto``), or None."""
+
+    @abstractmethod
+    def set_site_layout(self, site: str, layout: str) -> None:
+        """Record the layout that read a site registered as ``auto``."""
 
 
 class RunRecords(ABC):
@@ -139,8 +148,9 @@ class RunRecords(ABC):
         """Keep what run ``run_id`` did for ``site`` (its summary, JSON-serialisable)."""
 
     @abstractmethod
-    def site_runs(self, run_id: str) -> dict[str, dict[str, Any]]:
-        """The summaries recorded for run ``run_id``, by site."""
+    def site_runs(self, run_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The summaries recorded for run ``run_id``: ``(site, summary)`` by site name, one
+        at a time (a registry of thousands of sites)."""
 
 
 class ExportsMark(ABC):
@@ -154,6 +164,15 @@ class ExportsMark(ABC):
     @abstractmethod
     def set_exports_mark(self, mark: str | None) -> None:
         """Record that the dataset files hold what the store holds (``mark``), or not."""
+
+    @abstractmethod
+    def exports_listing(self) -> str | None:
+        """What the report shows of the posts, as the last export of the dataset gathered
+        it (JSON; valid while :meth:`exports_mark` is), or None."""
+
+    @abstractmethod
+    def set_exports_listing(self, listing: str) -> None:
+        """Keep what an export of the dataset gathered for the report (JSON)."""
 
 
 class PostStore(PostRecords, PageValidators, SiteMarks, RunRecords, ExportsMark):

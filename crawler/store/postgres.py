@@ -147,6 +147,8 @@ MIGRATIONS: tuple[Step, ...] = (
         PRIMARY KEY (post_id, seen_at)
     );
     """,
+    # 3: the layout that read a site registered without one (SiteMarks.site_layout).
+    "ALTER TABLE sites ADD COLUMN layout TEXT",
 )
 
 ORDER = "ORDER BY site, published_utc DESC NULLS LAST, id"
@@ -470,9 +472,20 @@ class PostgresStore(PostStore):
 
     def set_crawl_complete(self, site: str, complete: bool) -> None:
         self._run(
-            "INSERT INTO sites VALUES (%s, %s)"
+            "INSERT INTO sites (site, complete) VALUES (%s, %s)"
             " ON CONFLICT (site) DO UPDATE SET complete = EXCLUDED.complete",
             (site, complete),
+        )
+
+    def site_layout(self, site: str) -> str | None:
+        row = self._fetchone("SELECT layout FROM sites WHERE site = %s", (site,))
+        return row[0] if row else None
+
+    def set_site_layout(self, site: str, layout: str) -> None:
+        self._run(
+            "INSERT INTO sites (site, complete, layout) VALUES (%s, false, %s)"
+            " ON CONFLICT (site) DO UPDATE SET layout = EXCLUDED.layout",
+            (site, layout),
         )
 
     def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
@@ -482,19 +495,30 @@ class PostgresStore(PostStore):
             (run_id, site, json.dumps(dict(summary), ensure_ascii=False)),
         )
 
-    def site_runs(self, run_id: str) -> dict[str, dict[str, Any]]:
-        rows = self._fetchall("SELECT site, summary FROM site_runs WHERE run_id = %s", (run_id,))
-        return {site: json.loads(summary) for site, summary in rows}
+    def site_runs(self, run_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        query = "SELECT site, summary FROM site_runs WHERE run_id = %s ORDER BY site"
+        for site, summary in self._stream(query, (run_id,)):
+            yield site, json.loads(summary)
 
     def exports_mark(self) -> str | None:
         row = self._fetchone("SELECT value FROM marks WHERE name = 'exports'")
         return row[0] if row else None
 
     def set_exports_mark(self, mark: str | None) -> None:
+        self._set_mark("exports", mark)
+
+    def exports_listing(self) -> str | None:
+        row = self._fetchone("SELECT value FROM marks WHERE name = 'listing'")
+        return row[0] if row else None
+
+    def set_exports_listing(self, listing: str) -> None:
+        self._set_mark("listing", listing)
+
+    def _set_mark(self, name: str, value: str | None) -> None:
         self._run(
-            "INSERT INTO marks VALUES ('exports', %s)"
+            "INSERT INTO marks VALUES (%s, %s)"
             " ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value",
-            (mark,),
+            (name, value),
         )
 
     # ---- durability ----------------------------------------------------------------------

@@ -78,6 +78,8 @@ MIGRATIONS: tuple[Step, ...] = (
     UPDATE posts SET page_failed = 1 WHERE json_extract(data, '$.post_page_failed');
     CREATE INDEX posts_retry ON posts (site) WHERE page_failed;
     """,
+    # 3: the layout that read a site registered without one (SiteMarks.site_layout).
+    "ALTER TABLE sites ADD COLUMN layout TEXT",
 )
 
 _CURRENT = "SELECT fingerprint, first_run, data, change, change_run, changed_fields FROM posts"
@@ -294,7 +296,22 @@ class SQLiteStore(PostStore):
         return bool(row and row[0])
 
     def set_crawl_complete(self, site: str, complete: bool) -> None:
-        self._execute("INSERT OR REPLACE INTO sites VALUES (?, ?)", (site, int(complete)))
+        self._execute(
+            "INSERT INTO sites (site, complete) VALUES (?, ?)"
+            " ON CONFLICT (site) DO UPDATE SET complete = excluded.complete",
+            (site, int(complete)),
+        )
+
+    def site_layout(self, site: str) -> str | None:
+        row = self._execute("SELECT layout FROM sites WHERE site = ?", (site,)).fetchone()
+        return row[0] if row else None
+
+    def set_site_layout(self, site: str, layout: str) -> None:
+        self._execute(
+            "INSERT INTO sites (site, complete, layout) VALUES (?, 0, ?)"
+            " ON CONFLICT (site) DO UPDATE SET layout = excluded.layout",
+            (site, layout),
+        )
 
     def record_site_run(self, run_id: str, site: str, summary: Mapping[str, Any]) -> None:
         self._execute(
@@ -302,9 +319,10 @@ class SQLiteStore(PostStore):
             (run_id, site, json.dumps(dict(summary), ensure_ascii=False)),
         )
 
-    def site_runs(self, run_id: str) -> dict[str, dict[str, Any]]:
-        rows = self._rows("SELECT site, summary FROM site_runs WHERE run_id = ?", (run_id,))
-        return {site: json.loads(summary) for site, summary in rows}
+    def site_runs(self, run_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        query = "SELECT site, summary FROM site_runs WHERE run_id = ? ORDER BY site"
+        for site, summary in self._rows(query, (run_id,)):
+            yield site, json.loads(summary)
 
     def exports_mark(self) -> str | None:
         row = self._execute("SELECT value FROM marks WHERE name = 'exports'").fetchone()
@@ -313,6 +331,13 @@ class SQLiteStore(PostStore):
     def set_exports_mark(self, mark: str | None) -> None:
         self._execute("INSERT OR REPLACE INTO marks VALUES ('exports', ?)", (mark,))
         self._exports_mark = mark
+
+    def exports_listing(self) -> str | None:
+        row = self._execute("SELECT value FROM marks WHERE name = 'listing'").fetchone()
+        return row[0] if row else None
+
+    def set_exports_listing(self, listing: str) -> None:
+        self._execute("INSERT OR REPLACE INTO marks VALUES ('listing', ?)", (listing,))
 
     # ---- durability ----------------------------------------------------------------------
     def size_bytes(self) -> int:

@@ -3,8 +3,11 @@ redone by the next run."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
+from typing import Any
 
 from scrapy.settings import Settings
 from support.project import free_port_base, make_post, read_jsonl, run_scrapy
@@ -20,6 +23,15 @@ def demo(output: Path, port: int) -> str:
     return result.stdout
 
 
+def report_posts(out: Path) -> tuple[int, list[dict[str, Any]]]:
+    """The number of posts and the newest posts the report page embeds."""
+    page = (out / "report.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page)
+    assert found is not None
+    data = json.loads(found.group(1))
+    return data["post_total"], data["posts"]
+
+
 def identity(path: Path) -> tuple[int, int]:
     """The file's inode and modification time: an atomic rewrite changes both."""
     stat = path.stat()
@@ -31,11 +43,18 @@ def test_a_quiet_run_keeps_the_dataset_and_a_killed_export_is_redone(tmp_path: P
     out = tmp_path / "sample"  # where the demo writes
     demo(tmp_path, port)
     files = [out / "posts.jsonl", out / "posts.csv"]
+    feeds = sorted((out / "feeds").iterdir())
     before = [identity(path) for path in files]
+    feeds_before = [identity(path) for path in feeds]
     posts = read_jsonl(files[0])
+    total, newest = report_posts(out)
+    assert total == len(posts) and newest
 
     quiet = demo(tmp_path, port)  # every list page answers 304: nothing recorded
     assert [identity(path) for path in files] == before
+    assert [identity(path) for path in feeds] == feeds_before  # not even rebuilt
+    # The report's posts, kept in the store by the export that read them, are the same.
+    assert report_posts(out) == (total, newest)
     assert f"all posts ({len(posts)}, unchanged since the last run)" in quiet
     # The run's own delta is still written, empty but with its header.
     [latest] = sorted((out / "runs").iterdir())[-1:]
@@ -49,6 +68,7 @@ def test_a_quiet_run_keeps_the_dataset_and_a_killed_export_is_redone(tmp_path: P
     demo(tmp_path, port)
     assert [identity(path) for path in files] != before
     assert len(read_jsonl(files[0])) == len(posts) + 1
+    assert report_posts(out)[0] == len(posts) + 1
 
 
 def test_identity_changes_with_an_atomic_rewrite(tmp_path: Path) -> None:
