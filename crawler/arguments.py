@@ -10,7 +10,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from crawler.sites import DEFAULT_MAX_PAGES, SiteConfig, SiteError, resolve_site
+from crawler.sites import (
+    DEFAULT_MAX_PAGES,
+    DEFAULT_TIMEZONE,
+    SiteConfig,
+    SiteError,
+    known_timezone,
+    resolve_site,
+)
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
@@ -57,6 +64,17 @@ class SpiderArguments(BaseModel):
         description=f"bound on list pages followed (default {DEFAULT_MAX_PAGES} per site)",
     )
 
+    timezone: str | None = Field(
+        None,
+        description=f"the timezone of dates the site prints without an offset (default"
+        f" {DEFAULT_TIMEZONE}, or the registry entry's)",
+    )
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str | None) -> str | None:
+        return None if value is None else known_timezone(value)
+
     @field_validator("full", "content", mode="before")
     @classmethod
     def _flag(cls, value: Any) -> bool:
@@ -101,4 +119,6 @@ def validate_arguments(
         site = resolve_site(layout, url=args.url, site=args.site, sites=sites)
     if args.max_pages is not None:
         site = site.model_copy(update={"max_pages": args.max_pages})
+    if args.timezone is not None:
+        site = site.model_copy(update={"timezone": args.timezone})
     return args, site

@@ -226,11 +226,24 @@ class PostItem(scrapy.Item):
     stored = scrapy.Field()
     # The update time as the post page prints it; DatesPipeline makes updated_at of it.
     updated_raw = scrapy.Field()
+    # The publication time as the post's own page prints it when it says more than the list
+    # (the time of day): DatesPipeline prefers it; published_raw stays the list's, which the
+    # incremental check compares. Kept in the store with the post.
+    published_page = scrapy.Field()
     # True when this run asked for the post page and did not get it: tried again next run.
     post_page_failed = scrapy.Field()
     # True for a post taken from the store, not read from a page, because its list page was
     # unchanged (304) or older than the first known page: keeps `-O` files complete.
     replayed = scrapy.Field()
+    # True for a candidate the generic reader found by its address alone (a link, a sitemap
+    # or feed entry): its page says whether it is a post, and gives its fields.
+    discovered = scrapy.Field()
+    # When a sitemap or feed says the candidate's page last changed (an ISO instant).
+    lastmod = scrapy.Field()
+
+
+# The bookkeeping the store keeps with a post's values (never exported).
+STORED_BOOKKEEPING = ("post_page_failed", "published_page")
 
 
 def _declared(item_class: type[scrapy.Item]) -> tuple[str, ...]:

@@ -49,13 +49,23 @@ def check_http_url(value: str) -> str:
     return value
 
 
+def known_timezone(value: str) -> str:
+    """Accept only an IANA timezone name this machine knows (``Asia/Shanghai``)."""
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValueError(f"unknown timezone {value!r}") from exc
+    return value
+
+
 class SiteConfig(BaseModel):
     """One blog to crawl: its name, layout (spider name), start URL and timezone."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: Annotated[str, Field(pattern=SITE_NAME_PATTERN)]
-    layout: str
+    # "auto" (or left out): the start page says which layout reads the site.
+    layout: str = "auto"
     url: str
     timezone: str = DEFAULT_TIMEZONE
     max_pages: Annotated[int, Field(ge=1, le=100_000)] = DEFAULT_MAX_PAGES
@@ -75,11 +85,7 @@ class SiteConfig(BaseModel):
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError) as exc:
-            raise ValueError(f"unknown timezone {value!r}") from exc
-        return value
+        return known_timezone(value)
 
     @property
     def host(self) -> str:
@@ -148,7 +154,7 @@ def load_registry(
     for name, entry in entries.items():
         invalid = f"{source}: registry entry [sites.{name}] is invalid"
         if not isinstance(entry, dict):
-            raise SiteError(f"{invalid}: expected a table with layout and url, got {entry!r}")
+            raise SiteError(f"{invalid}: expected a table with url (and layout), got {entry!r}")
         try:
             sites[name] = SiteConfig(name=name, **entry)
         except ValidationError as exc:

@@ -201,3 +201,33 @@ def test_a_list_sorted_by_views_is_read_whole(tmp_path: Path) -> None:
     store.set_crawl_complete(name, True)
     outputs = read(middleware, spider, page(start(middleware, spider), layout="cards"))
     assert kinds(outputs) == ["post", "post", "list page"]  # every post known, read on
+
+
+def test_a_site_that_closed_keeps_its_mark_whatever_is_asked_of_it_after(tmp_path: Path) -> None:
+    crawler, spider, middleware = setup(tmp_path)
+    store = crawler_store(crawler)
+    name = spider.site_configs[0].name
+    store.set_crawl_complete(name, True)
+    start(middleware, spider)
+    assert not store.crawl_complete(name)  # cleared while the site is read
+    sites = SiteCrawls.of(crawler)
+    site = sites.get(name)
+    assert site is not None
+    sites.close_all("finished")  # nothing in flight: the site ends complete
+    assert store.crawl_complete(name)
+    # The last page's output still passing after the close asks for the site's memory.
+    assert not middleware.manager.memory(site).incremental
+    assert store.crawl_complete(name)
+
+
+def test_a_generic_candidate_read_before_as_no_post_is_not_asked_again(tmp_path: Path) -> None:
+    crawler, spider, middleware = setup(tmp_path)
+    sites = SiteCrawls.of(crawler)
+    site = sites.get(spider.site_configs[0].name)
+    assert site is not None
+    store = crawler_store(crawler)
+    store.remember_page("https://blog.example.cn/about/", PageState('"a"', None, ()))
+    assert middleware.manager.read_before(site, "https://blog.example.cn/about/")
+    assert not middleware.manager.read_before(site, "https://blog.example.cn/posts/9/")
+    site.full = True  # a full run reads everything again
+    assert not middleware.manager.read_before(site, "https://blog.example.cn/about/")

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from support.project import ROOT
 
-from crawler.parsing.dates import ParsedDate, normalise_date, parse_date
+from crawler.parsing.dates import ParsedDate, in_local_offset, normalise_date, parse_date
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=SHANGHAI)
@@ -224,3 +224,38 @@ def test_dateparser_is_imported_lazily() -> None:
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("utc", "local", "expected"),
+    [
+        # Butterfly: UTC in datetime, the builder's clock in title (24-hour, then 12-hour).
+        ("2025-05-12T13:56:43.000Z", "Created 2025-05-12 21:56:43", "2025-05-12T21:56:43+08:00"),
+        ("2022-07-06T05:13:12.000Z", "2022/7/6 下午1:13:12", "2022-07-06T13:13:12+08:00"),
+        ("2022-07-06T04:13:12.250Z", "2022/7/6 下午12:13:12", "2022-07-06T12:13:12.250+08:00"),
+        ("2023-02-15T08:00:00Z", "Feb 15, 2023 12:00:00 AM", "2023-02-15T00:00:00-08:00"),
+        # The local day is the next one; half- and quarter-hour offsets.
+        ("2023-01-01T20:30:00Z", "2023-01-02 04:30:00", "2023-01-02T04:30:00+08:00"),
+        ("2023-01-01T00:00:00+00:00", "1/1/2023, 5:30:00", "2023-01-01T05:30:00+05:30"),
+        ("2023-01-01T00:00:00+00:00", "05:45:00", "2023-01-01T05:45:00+05:45"),
+    ],
+)
+def test_a_utc_time_is_told_in_the_offset_its_local_rendering_shows(
+    utc: str, local: str, expected: str
+) -> None:
+    told = in_local_offset(utc, local)
+    assert told == expected
+    assert datetime.fromisoformat(told) == datetime.fromisoformat(utc.replace("Z", "+00:00"))
+
+
+@pytest.mark.parametrize(
+    "local",
+    ["2025-05-12", "Created 2025-05-12 21:56:40", "2025-05-12 21:49:43", ""],
+    ids=["no clock", "other seconds", "not a quarter-hour offset", "empty"],
+)
+def test_a_local_text_that_says_nothing_of_the_offset_leaves_the_utc_time(local: str) -> None:
+    assert in_local_offset(" 2025-05-12T13:56:43.000Z ", local) == "2025-05-12T13:56:43.000Z"
+
+
+def test_in_local_offset_of_no_iso_time_is_none() -> None:
+    assert in_local_offset("May 12, 2025", "2025-05-12 21:56:43") is None

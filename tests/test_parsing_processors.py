@@ -12,6 +12,7 @@ from crawler.parsing.processors import (
     clean_text,
     html_to_text,
     labelled_counts,
+    merge_terms,
     parse_count,
     post_id,
     strip_pinned_mark,
@@ -103,3 +104,11 @@ def test_loader_fills_every_field() -> None:
     assert item["title"] == "Title x"
     assert item["views"] == 3 and item["likes"] is None
     assert item["tags"] == [] and set(POST_FIELDS) <= set(item)
+
+
+def test_terms_of_page_and_list_merge_page_first_and_once_whatever_their_case() -> None:
+    # Hexo Matery: the home list shows "Personal", the post page "personal".
+    merged = merge_terms(["personal", "Opentelemetry"], ["OpenTelemetry", "Personal", "Go"])
+    assert merged == ["personal", "Opentelemetry", "Go"]
+    assert merge_terms(None, ["a", "a"]) == ["a"]
+    assert merge_terms([], None) == []

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from parsel import Selector
 from scrapy.http import HtmlResponse, XmlResponse
 
-from crawler.devtools.detect import layout_classes
+from crawler.discovery.detect import layout_classes
 from crawler.items import POST_FIELDS
 from crawler.layouts.feed import FeedLayout
 from crawler.parsing.loaders import PostLoader

@@ -59,6 +59,9 @@ def test_every_field_declared_once_with_a_type_and_a_meaning() -> None:
         "post_page_failed",
         "timezone",
         "stored",
+        "discovered",
+        "lastmod",
+        "published_page",
     }
 
 

@@ -1,9 +1,12 @@
-"""``scrapy detect URL``: which known layout reads a page, with the evidence.
+"""``scrapy detect URL``: which known layout reads a page, with the evidence; or "generic"
+when none does (the generic reader reads such a site, ``auto`` sites pick it), with what the
+page says of its making (generator, theme marks, feeds, sitemaps).
 
-Exit status: 0 when a layout matched, 1 when none did, 2 for a usage error or a page that
-could not be fetched (one line on stderr either way). The page is fetched through Scrapy with
-the project's settings (User-Agent, robots.txt, timeouts), by :func:`fetch`, which ``savecase``
-shares: once, without retries, so an unreachable page is said at once.
+Exit status: 0 when a layout matched, 1 when none did (the generic reader's), 2 for a usage
+error or a page that could not be fetched (one line on stderr either way). The page is
+fetched through Scrapy with the project's settings (User-Agent, robots.txt, timeouts), by
+:func:`fetch`, which ``savecase`` shares: once, without retries, so an unreachable page is
+said at once.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import sys
 from scrapy.commands import ScrapyCommand
 
 from crawler.commands import FetchError, fetch, quiet, refuse
-from crawler.devtools.detect import Match, examine_all
+from crawler.discovery.detect import Match, examine_all, page_evidence
 from crawler.sites import check_http_url
 
 
@@ -50,8 +53,10 @@ class Command(ScrapyCommand):
     def long_desc(self) -> str:
         return (
             "Fetch a page and print which known layout reads it: the signature selectors "
-            "that matched, how many posts the layout extracted and the first title. Exit "
-            "status 0 when a layout matched, 1 for none, 2 when the page cannot be fetched."
+            "that matched, how many posts the layout extracted and the first title; "
+            "'generic' with the page's generator, theme marks and feeds when none does. "
+            "Exit status 0 when a layout matched, 1 for generic, 2 when the page cannot be "
+            "fetched."
         )
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
@@ -90,5 +95,6 @@ class Command(ScrapyCommand):
             print("\n".join(describe(match)))
         if not matches:
             tried = ", ".join(sorted(m.layout for m in evidence))
-            print(f"none: no known layout reads {response.url} (tried {tried})")
+            print(f"generic: no known layout reads {response.url} (tried {tried})")
+            print(f"  the generic reader does: {'; '.join(page_evidence(response)) or 'no marks'}")
             self.exitcode = 1

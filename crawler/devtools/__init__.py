@@ -1,2 +1,3 @@
-"""For people adding sites and layouts: ``scrapy detect``'s reading, saved-page cases, the
-bundled sample sites and their server, the ``genspider`` templates."""
+"""For people adding sites and layouts: saved-page cases, the bundled sample sites and their
+server, the ``genspider`` templates (``scrapy detect``'s reading is the crawl's own:
+:mod:`crawler.discovery.detect`)."""

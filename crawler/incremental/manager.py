@@ -22,6 +22,7 @@ from scrapy.utils.request import request_from_dict
 
 from crawler.incremental import rules
 from crawler.items import PostItem
+from crawler.layouts import get_layout, layouts
 from crawler.state.site_crawls import SiteCrawl, SiteCrawls
 from crawler.store import crawler_store, store_failed
 from crawler.store.base import PageState, StoreUnavailable
@@ -74,12 +75,20 @@ class IncrementalManager:
     def memory(self, site: SiteCrawl) -> _SiteMemory:
         found = self._memory.get(site.name)
         if found is None:
+            if site.reason is not None:  # closed, its mark written: never started again
+                return _SiteMemory(incremental=False)
             found = self._memory[site.name] = _SiteMemory(self._start(site))
         return found
 
     @_or_else(lambda site: False)
     def _start(self, site: SiteCrawl) -> bool:
-        """Whether the site is read incrementally; its mark cleared until it ends complete."""
+        """Whether the site is read incrementally; its mark cleared until it ends complete.
+        An ``auto`` site is read by the layout the store says read it last (its start page
+        may answer 304, which says nothing), until its start page says otherwise."""
+        if not site.resolved:
+            found = self.store.site_layout(site.name)
+            if found in layouts():
+                site.read_by(get_layout(found))
         incremental = not site.full and self.store.crawl_complete(site.name)
         # Durable before any page of the site is read: a run killed midway leaves the site
         # to be read whole next time, whatever it recorded.
@@ -101,7 +110,8 @@ class IncrementalManager:
         item = request.meta.get("post_item")
         allowed = rules.ask_conditionally(
             list_page=bool(request.meta.get("list_page")),
-            incremental=self.memory(site).incremental,
+            # An auto site of no known layout yet needs its start page whole.
+            incremental=self.memory(site).incremental and site.resolved,
             stored=item.get("stored") if item is not None else None,
         )
         state = self.store.page_state(request.url) if allowed else None
@@ -121,6 +131,12 @@ class IncrementalManager:
     @_or_else(lambda post_id: False)
     def known(self, post_id: str) -> bool:
         return self.store.seen(post_id)
+
+    @_or_else(lambda site, url: False)
+    def read_before(self, site: SiteCrawl, url: str) -> bool:
+        """True if an earlier run read the page at ``url`` (a candidate of the generic
+        reader that is no stored post was then no post); never in a full run."""
+        return not site.full and self.store.page_state(url) is not None
 
     @_or_else(lambda *args: None)
     def remember(self, response: Response, next_urls: list[str], post_ids: list[str]) -> None:
@@ -197,7 +213,9 @@ class IncrementalManager:
         return requests
 
     def site_closed(self, site: SiteCrawl) -> None:
-        memory = self._memory.pop(site.name, None)
+        # Kept for a feed export: what is replayed after the site closed must not repeat
+        # what it gave (a long registry without -O keeps nothing of a closed site).
+        memory = self._memory.get(site.name) if self.replay else self._memory.pop(site.name, None)
         if memory is not None:
             self._mark(site)
 
@@ -206,6 +224,8 @@ class IncrementalManager:
         # Committed with the next batch or at the end: a mark lost with a crash only makes
         # the next run read the site whole.
         self.store.set_crawl_complete(site.name, site.complete)
+        if site.config.layout == "auto" and site.resolved:
+            self.store.set_site_layout(site.name, site.layout.name)
 
     @_or_else(lambda: None)
     def close(self) -> None:

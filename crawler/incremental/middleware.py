@@ -11,7 +11,9 @@ decides by the rules of :mod:`crawler.incremental.rules`:
 - **post pages only for news**: a post's page is asked for when the post is new, its list
   entry changed (title, summary, date) or its page was not read last time; otherwise the
   request is dropped and the post goes on (the store keeps its content). A page read before
-  is asked for with its validators;
+  is asked for with its validators. A candidate of the generic reader (an address) is asked
+  for when it is new or a sitemap or feed says it changed since; one read before that was no
+  post is not asked for again;
 - **retries**: once a site's lists are read, the pages of its posts that the last run did
   not get, and that no list showed this run, are asked for again;
 - **what to replay**: when the crawl has a feed export (``-O``, ``FEEDS``) that must hold the
@@ -33,6 +35,7 @@ from scrapy.http import Response
 from crawler.incremental import rules
 from crawler.incremental.manager import IncrementalManager
 from crawler.items import PostItem
+from crawler.layouts.base import merge_stored_post
 from crawler.state.site_crawls import SiteCrawl, SiteCrawls, site_closed, site_lists_read
 
 logger = logging.getLogger(__name__)
@@ -108,16 +111,29 @@ class IncrementalMiddleware:
         post_ids: list[str] = []
         known: list[bool] = []
         next_pages: list[Request] = []
+        # Taken now: the site may close while its last page's output passes (nothing left in
+        # flight once it is read), and what the manager keeps of it goes with it.
+        memory = self.manager.memory(site)
         async for output in result:
             if isinstance(output, Request) and "post_item" in output.meta:
                 item = output.meta["post_item"]
                 item["stored"] = stored = self.manager.stored(item["id"])
+                discovered = bool(item.get("discovered"))
+                if discovered and stored is None and self.manager.read_before(site, output.url):
+                    self.sites.answered(output)  # dropped: read before, and no post
+                    self.sites.expect_items(site, -1)
+                    self.sites.count(site.name, "discovery/known_not_posts")
+                    known.append(True)
+                    continue
                 post_ids.append(item["id"])
                 self.manager.given(site, item["id"])
                 if rules.page_is_current(item, stored):
                     self.sites.answered(output)  # dropped: the store has the page
                     self.sites.count(site.name, "posts/pages_not_needed")
                     known.append(True)
+                    if discovered:
+                        merge_stored_post(item, stored)
+                        self.sites.count(site.name, "layout/posts_extracted")
                     yield item
                 else:
                     known.append(False)  # news here: older pages may hold more
@@ -135,7 +151,6 @@ class IncrementalMiddleware:
                     self.manager.given(site, output["id"])
                 yield output
         self.manager.remember(response, [request.url for request in next_pages], post_ids)
-        memory = self.manager.memory(site)
         if rules.stop_at_page(
             incremental=memory.incremental,
             date_ordered=site.layout.date_ordered,

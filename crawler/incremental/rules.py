@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from crawler.parsing.dates import iso_instant
 from crawler.store.base import PageState
 
 # A change of these on the list makes a post's page worth reading again (not its counts).
@@ -18,14 +19,20 @@ LIST_ENTRY_FIELDS = ("title", "summary", "published_raw")
 def page_is_current(entry: Mapping[str, Any], stored: Mapping[str, Any] | None) -> bool:
     """True if the store holds what the post's page says as its list entry stands now: the
     page was read, is not gone and did not fail, and the entry's title, summary and date
-    are as stored (counts may move without the page changing)."""
-    return (
-        stored is not None
-        and stored.get("content") is not None
-        and not stored.get("gone")
-        and not stored.get("post_page_failed")
-        and all(stored.get(name) == entry.get(name) for name in LIST_ENTRY_FIELDS)
-    )
+    are as stored (counts may move without the page changing). A candidate found by its
+    address alone (the generic reader) has no entry to compare: its page is current unless
+    a sitemap or feed says it changed after it was read (``lastmod``)."""
+    if (
+        stored is None
+        or stored.get("content") is None
+        or stored.get("gone")
+        or stored.get("post_page_failed")
+    ):
+        return False
+    if entry.get("discovered"):
+        changed, read = iso_instant(entry.get("lastmod")), iso_instant(stored.get("crawled_at"))
+        return changed is None or (read is not None and changed <= read)
+    return all(stored.get(name) == entry.get(name) for name in LIST_ENTRY_FIELDS)
 
 
 def validator_headers(state: PageState | None) -> dict[str, str]:

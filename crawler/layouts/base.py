@@ -19,10 +19,11 @@ A layout is a small subclass of :class:`Layout` in a module of this package name
 A post's own page (followed unless ``-a content=0``) is read by :meth:`Layout.read_post`:
 
 - ``post_body``: CSS of the post body on a post page; ``post_chrome``: CSS of the theme's
-  boxes inside it that are not the post (reward, copyright, share, pager). The body becomes
-  ``content`` (Markdown, :mod:`crawler.parsing.markdown`). A page where ``post_body``
-  matches nothing (or a layout without one, as feeds) is read by the fallback: every
-  layout's ``post_body``, then trafilatura.
+  boxes inside it that are not the post (reward, copyright, share, pager); optionally
+  ``post_page``: CSS of the layout's own post page, where a missing body means an empty
+  post. The body becomes ``content`` (Markdown, :mod:`crawler.parsing.markdown`). A page
+  where ``post_body`` matches nothing (or a layout without one, as feeds) is read by the
+  fallback: every layout's ``post_body``, then trafilatura.
 - ``populate_post(loader, response)``: add what the post page shows beyond the list: tags,
   categories (``category``, all of them in order), ``updated_raw``; the default reads the
   page's metadata (``article:modified_time``, JSON-LD ``dateModified``, ``article:tag``).
@@ -40,7 +41,7 @@ further code.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -48,7 +49,7 @@ from urllib.parse import urlsplit
 from parsel import Selector
 from scrapy.http import Response, TextResponse
 
-from crawler.items import PostItem
+from crawler.items import POST_FIELDS, PostItem
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.markdown import PostBody, body_markdown, main_text
 from crawler.parsing.processors import merge_terms
@@ -117,6 +118,9 @@ class Layout:
     # Lists newest first: once a whole page holds only known posts, older pages hold no news.
     # A list sorted otherwise (the cards "hot" list, by views) sets this False: read whole.
     date_ordered: ClassVar[bool] = True
+    # Its list pages past the start page are guessed from the site's links (the generic
+    # reader): one that is missing (404, 410) is a broken link, not a failure of the site.
+    guessed_pages: ClassVar[bool] = False
 
     @classmethod
     def post_nodes(cls, response: TextResponse) -> Iterable[Selector]:
@@ -155,6 +159,9 @@ class Layout:
     post_body: ClassVar[str] = ""
     # CSS of the theme's boxes inside the body that are not the post.
     post_chrome: ClassVar[tuple[str, ...]] = ()
+    # CSS that marks the layout's own post page: where it matches and post_body does not,
+    # the post has no body (content ""), rather than the fallback reading the page's chrome.
+    post_page: ClassVar[str] = ""
 
     @classmethod
     def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:
@@ -214,6 +221,8 @@ class Layout:
         found = response.css(cls.post_body)[:1] if cls.post_body else []
         if found:
             body, page.method = body_markdown(found[0], response.url, cls.post_chrome), "layout"
+        elif cls.post_page and response.css(cls.post_page):
+            body, page.method = PostBody("", 0), "layout"  # a post without a body
         else:
             body, page.method = main_text(response.selector, response.url, body_selectors())
         if body is not None:
@@ -252,6 +261,16 @@ def body_selectors() -> tuple[str, ...]:
     """Every layout's ``post_body``: what the fallback tries on a page of unknown layout."""
     found = (layout.post_body for layout in _DEFINED.values() if layout.post_body)
     return tuple(dict.fromkeys(found))
+
+
+def merge_stored_post(item: PostItem, stored: Mapping[str, Any] | None) -> None:
+    """A candidate of the generic reader whose page was not read this run (unchanged, or a
+    304) takes what the store holds of it: its page gave every field."""
+    if not stored:
+        return
+    for name in POST_FIELDS:
+        if item.get(name) in (None, []) and stored.get(name) not in (None, []):
+            item[name] = stored[name]
 
 
 def merge_post_page(item: PostItem, fields: dict[str, Any]) -> None:

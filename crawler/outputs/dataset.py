@@ -20,7 +20,7 @@ from typing import IO, Any
 from scrapy.exporters import BaseItemExporter
 from scrapy.settings import BaseSettings
 
-from crawler.items import POST_FIELDS, SCHEMA_FIELDS
+from crawler.items import POST_FIELDS, SCHEMA_FIELDS, STORED_BOOKKEEPING
 from crawler.outputs.exporters import JsonLinesExporter, SafeCsvItemExporter
 from crawler.outputs.files import AtomicFile, ExportError
 from crawler.outputs.report import PostListing
@@ -171,7 +171,8 @@ def write_dataset(
         for post, change in store.dataset(run):
             # The store's bookkeeping out: a row of exactly the columns, in their order, is
             # written as it is (PostRowsExporter.is_row).
-            post.pop("post_page_failed", None)
+            for name in STORED_BOOKKEEPING:
+                post.pop(name, None)
             for each in dataset:
                 each.export_item(post)
             gathered.add(post)

@@ -499,6 +499,35 @@ def iso_instant(value: object) -> datetime | None:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?")
+_AM = re.compile(r"\b[Aa]\.?[Mm]\b|上午|凌晨|早上|午前|오전")
+_PM = re.compile(r"\b[Pp]\.?[Mm]\b|下午|中午|晚上|午後|오후")
+
+
+def in_local_offset(utc: str, local: str) -> str | None:
+    """A UTC instant (``2025-05-12T13:56:43.000Z``) told in the offset a rendering of the
+    same moment in local time shows by its clock (``Created 2025-05-12 21:56:43``,
+    ``2022/7/6 下午1:13:12``): themes that print UTC in ``datetime`` and the builder's local
+    time in a ``title``. The clock alone is read (the order of day and month in such a text
+    depends on the builder's locale). ``utc`` as it is when the clock says nothing (no
+    clock, other seconds, not a quarter-hour offset); None when ``utc`` is no ISO time."""
+    try:
+        instant = datetime.fromisoformat(utc.strip())
+    except ValueError:
+        return None
+    clock = _CLOCK.search(local)
+    if instant.tzinfo is None or not clock or int(clock[3] or instant.second) != instant.second:
+        return utc.strip()
+    pm = bool(_PM.search(local))  # a 12-hour clock says AM or PM
+    hour = int(clock[1]) % (12 if pm or _AM.search(local) else 24) + 12 * pm
+    minutes = (hour * 60 + int(clock[2]) - instant.hour * 60 - instant.minute) % 1440
+    minutes -= 1440 if minutes > 14 * 60 else 0  # offsets run from -12:00 to +14:00
+    if minutes % 15:
+        return utc.strip()
+    local_time = instant.astimezone(fixed_timezone(timedelta(minutes=minutes)))
+    return local_time.isoformat(timespec="milliseconds" if local_time.microsecond else "seconds")
+
+
 def iso_text(value: datetime) -> str:
     """An aware time as the exports write it: milliseconds kept as the page gives them
     (``…38.334+00:00``), not padded to microseconds."""

@@ -21,9 +21,12 @@ from lxml import etree, html
 from parsel import Selector
 from parsel.csstranslator import css2xpath
 
+from crawler.parsing.xpath import string_value
+
 # Never part of a post, whatever the theme: code, forms, hidden copies, code tool bars,
 # line-number gutters (hexo/NexT td.gutter, rouge td.gutter/.lineno, Prism
-# .line-numbers-rows), heading anchors with no text of their own (NexT a.headerlink).
+# .line-numbers-rows; Chroma's are taken out with the code blocks), heading anchors with no
+# text of their own (NexT a.headerlink).
 COMMON_CHROME: tuple[str, ...] = (
     "script",
     "style",
@@ -57,8 +60,10 @@ COMMON_CHROME: tuple[str, ...] = (
 # Containers a highlighter puts around one code block: replaced by the block itself.
 _CODE_WRAPPERS = {"table", "tbody", "tr", "td", "figure", "div"}
 _LANGUAGE = re.compile(
-    r"(?:^|\s)(?:language|lang|highlight-source|brush:?)[-:\s]*([A-Za-z0-9_+#.-]+)"
+    r"(?:^|\s)(?:(?:language|lang|highlight-source)[-:]|brush:\s*)([A-Za-z0-9_+#.-]+)"
 )
+# highlight.js before 10 marks a block "hljs python" (Hexo Fluid).
+_HLJS = re.compile(r"(?:^|\s)hljs\s+([A-Za-z0-9_+#-]+)")
 # figure class="highlight python" (hexo), div class="highlight-python" (Sphinx).
 _HIGHLIGHT = re.compile(r"(?:^|\s)highlight[\s-]+([A-Za-z0-9_+#.-]+)")
 _NOT_LANGUAGES = {"highlight", "highlighter-rouge", "code", "none", "nohighlight", "hljs"}
@@ -230,13 +235,12 @@ def _classes(element: etree._Element) -> str:
 def code_language(pre: etree._Element) -> str | None:
     """The language the page marks a code block with: on the ``pre``, its ``code``, or the
     highlighter's wrappers around it (``figure.highlight go``, ``div.language-python``)."""
-    candidates = [pre, *pre.iterchildren("code")]
-    candidates += list(pre.iterancestors())[:4]
+    candidates = [pre, *pre.iterchildren("code"), *_wrappers(pre)]
     for element in candidates:
         classes = _classes(element)
         if element.get("data-lang"):
             return str(element.get("data-lang")).strip().lower() or None
-        for pattern in (_LANGUAGE, _HIGHLIGHT):
+        for pattern in (_LANGUAGE, _HIGHLIGHT, _HLJS):
             for match in pattern.finditer(classes):
                 language = match.group(1).lower()
                 if language not in _NOT_LANGUAGES:
@@ -254,17 +258,48 @@ def _code_text(pre: etree._Element) -> str:
     return "".join(str(text) for text in pre.itertext()).strip("\n")
 
 
+# Chroma's line numbers (Hugo): span.lnt in a table column of their own, span.ln in a line.
+_CHROMA_NUMBERS = {"ln", "lnt"}
+
+
 def _is_gutter_element(element: etree._Element) -> bool:
     """Line numbers beside code: hexo td.gutter, rouge td.rouge-gutter / pre.lineno, Prism
-    span.line-numbers-rows."""
+    span.line-numbers-rows, Chroma span.lnt / span.ln."""
     names = str(element.get("class", ""))
-    return "gutter" in names or "lineno" in names or "line-numbers-rows" in names
+    return (
+        "gutter" in names
+        or "lineno" in names
+        or "line-numbers-rows" in names
+        or not _CHROMA_NUMBERS.isdisjoint(names.split())
+    )
+
+
+def _wrappers(pre: etree._Element) -> list[etree._Element]:
+    """The highlighter's elements around a ``pre``, inner first: up to its ``figure`` (Hexo:
+    ``figure.highlight > table > tr > td > div.code-wrapper > pre``), at most six."""
+    found: list[etree._Element] = []
+    for ancestor in pre.iterancestors():
+        if ancestor.tag not in _CODE_WRAPPERS or len(found) == 6:
+            break
+        found.append(ancestor)
+        if ancestor.tag == "figure":
+            break
+    return found
 
 
 def _is_gutter(pre: etree._Element) -> bool:
-    """A ``pre`` of line numbers beside the code."""
-    parent = pre.getparent()
-    return _is_gutter_element(pre) or (parent is not None and _is_gutter_element(parent))
+    """A ``pre`` of line numbers beside the code (in a gutter cell, or Chroma's: nothing but
+    its numbers)."""
+    for element in (pre, *_wrappers(pre)):
+        if _is_gutter_element(element):
+            return True
+        if element.tag == "td":  # the cell holding this pre: beyond it, the code's own
+            break
+    numbers = [e for e in pre.iterdescendants() if _is_gutter_element(e)]
+    if not numbers:
+        return False
+    counted = sum(len(string_value(e)) for e in numbers)
+    return len(string_value(pre).strip()) <= counted
 
 
 def _code_container(pre: etree._Element, body: etree._Element) -> etree._Element:

@@ -220,5 +220,12 @@ def unique(values: Iterable[str | None]) -> list[str]:
 
 def merge_terms(page: Iterable[str] | None, listed: Iterable[str] | None) -> list[str]:
     """A post's tags (or categories) from its page and its list entry: the page's first (it
-    shows them all, in its order), then any only the list shows, without repeats."""
-    return unique([*(page or ()), *(listed or ())])
+    shows them all, in its order), then any only the list shows, without repeats (a term
+    the list spells in other case, "Personal" for the page's "personal", is the same)."""
+    seen: set[str] = set()
+    merged = []
+    for term in unique([*(page or ()), *(listed or ())]):
+        if term.casefold() not in seen:
+            seen.add(term.casefold())
+            merged.append(term)
+    return merged

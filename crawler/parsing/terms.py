@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from lxml import etree
 from parsel import Selector
@@ -27,6 +28,7 @@ _META_TAGS = "//meta[@property='article:tag']/@content"
 _KEYWORDS = "//meta[@name='keywords']/@content"
 _TAG_PATH = re.compile(r"/tags?/[^/?#]+")
 _CATEGORY_PATH = re.compile(r"/categor(?:y|ies)/[^?#]+")
+_TAG_ROOT, _CATEGORY_ROOT = re.compile(r"/tags?/"), re.compile(r"/categor(?:y|ies)/")
 
 
 @dataclass(frozen=True)
@@ -39,17 +41,26 @@ class PageTerms:
 
 def rel_terms(scope: Selector) -> PageTerms:
     """The terms of the rel-tag microformat under ``scope`` (the post's article, or the
-    page): ``rel`` ``tag`` alone is a tag, with ``category`` a category."""
+    page): ``rel`` ``tag`` alone is a tag, with ``category`` a category; a ``rel="tag"``
+    link into the site's category pages is a category (Jekyll minimal-mistakes marks both
+    kinds ``rel="tag"``)."""
     tags: list[str | None] = []
     categories: list[str | None] = []
     for link in node_elements(scope, _RELATED):
         rel = str(link.get("rel", "")).lower().split()
         text = _text(link)
-        if "category" in rel:
+        href = str(link.get("href", ""))
+        if "category" in rel or ("tag" in rel and _is_category_path(href)):
             categories.append(text)
         elif "tag" in rel:
             tags.append(text)
     return PageTerms(unique(tags), unique(categories))
+
+
+def _is_category_path(href: str) -> bool:
+    """True for a link into the site's category pages (``/categories/#x`` included)."""
+    path = urlsplit(href).path
+    return bool(_CATEGORY_ROOT.search(path)) and not _TAG_ROOT.search(path)
 
 
 def path_terms(scope: Selector, site_root: str) -> PageTerms:

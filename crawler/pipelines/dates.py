@@ -37,7 +37,10 @@ class DatesPipeline:
             return item  # taken from the store: dated when it was read
         now = datetime.now(UTC).replace(microsecond=0)
         item["crawled_at"] = now.isoformat()
-        raw, updated = item.get("published_raw"), item.get("updated_raw")
+        raw, updated = (
+            item.get("published_page") or item.get("published_raw"),
+            item.get("updated_raw"),
+        )
         dates = post_dates(raw, updated, item.get("timezone") or DEFAULT_TIMEZONE, now)
         item["published_at"], item["date_precision"] = (
             dates["published_at"],

@@ -26,6 +26,11 @@ def keep_page_fields(item: PostItem, stored: Mapping[str, Any]) -> None:
     list's fields stay the list's."""
     for name in PAGE_FIELDS:
         item[name] = stored.get(name)
+    # The page's more exact publication time stands while the list shows the same date.
+    if stored.get("published_page") and stored.get("published_raw") == item.get("published_raw"):
+        item["published_page"] = stored["published_page"]
+        item["published_at"] = stored.get("published_at")
+        item["date_precision"] = stored.get("date_precision")
     for name in ("tags", "categories"):
         item[name] = merge_terms(stored.get(name), item.get(name))
     item["category"] = item["categories"][0] if item["categories"] else None
@@ -76,6 +81,8 @@ class StorePipeline:
                 keep_page_fields(item, stored)
         record = {name: item.get(name) for name in POST_FIELDS}
         record["post_page_failed"] = bool(item.get("post_page_failed"))
+        if item.get("published_page"):
+            record["published_page"] = item["published_page"]
         item["change"] = self.store.record(record, self.run_id)
         self.sites.count(item.get("site"), f"store/{item['change']}")
         item.pop("stored", None)  # the stored post's content need not stay in memory

@@ -19,15 +19,16 @@ from typing import Any, ClassVar
 
 import scrapy
 from scrapy.crawler import Crawler
-from scrapy.http import Response
+from scrapy.http import Response, TextResponse
 from twisted.python.failure import Failure
 
 from crawler.arguments import validate_arguments
+from crawler.discovery.detect import resolve_layout
 from crawler.items import PostItem
 from crawler.layouts import get_layout, layouts
-from crawler.layouts.base import as_text, merge_post_page
+from crawler.layouts.base import as_text, merge_post_page, merge_stored_post
 from crawler.parsing.loaders import PostLoader
-from crawler.parsing.processors import canonical_url
+from crawler.parsing.processors import canonical_url, post_id
 from crawler.sites import SiteConfig
 from crawler.spiders.failures import describe_failure
 from crawler.state.site_crawls import SiteCrawl, SiteCrawls
@@ -98,7 +99,7 @@ class BlogSpider(scrapy.Spider):
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for site in self.sites:
             if self._first_time(site, site.config.url):
-                yield self.list_request(site, site.config.url)
+                yield self.list_request(site, site.config.url, start_page=True)
 
     @staticmethod
     def _first_time(site: SiteCrawl, url: str) -> bool:
@@ -109,8 +110,9 @@ class BlogSpider(scrapy.Spider):
         site.pages_seen.add(key)
         return True
 
-    def list_request(self, site: SiteCrawl, url: str) -> scrapy.Request:
-        """A request for a list page of ``site`` (filtered per run by _first_time)."""
+    def list_request(self, site: SiteCrawl, url: str, **meta: bool) -> scrapy.Request:
+        """A request for a list page of ``site`` (filtered per run by _first_time); ``meta``:
+        ``start_page``, or ``probe`` for a page the site may not have."""
         site.pages_requested += 1
         return self.sites.requested(
             scrapy.Request(
@@ -118,7 +120,7 @@ class BlogSpider(scrapy.Spider):
                 callback=self.parse,
                 errback=self.request_failed,
                 dont_filter=True,
-                meta=site.meta(list_page=True),
+                meta=site.meta(list_page=True, **meta),
             )
         )
 
@@ -158,7 +160,10 @@ class BlogSpider(scrapy.Spider):
         self, site: SiteCrawl, response: Response
     ) -> Iterator[PostItem | scrapy.Request]:
         """The posts of one list page, then the requests for the list pages it links."""
-        layout, page = site.layout, as_text(response)
+        page = as_text(response)
+        if response.meta.get("start_page") and site.config.layout == "auto":
+            self._resolve(site, page)
+        layout = site.layout
         problem = layout.page_problem(page)
         if problem:
             site.failures.append(f"{response.url}: {problem}")
@@ -174,10 +179,17 @@ class BlogSpider(scrapy.Spider):
             logger.debug("the error reading %s", response.url, exc_info=True)
             return
         self.sites.count(site.name, "layout/list_pages")
-        self.sites.count(site.name, "layout/posts_extracted", len(items))
+        # A candidate of the generic reader counts as a post once its page says it is one.
+        candidates = sum(1 for item in items if item.get("discovered"))
+        self.sites.count(site.name, "layout/posts_extracted", len(items) - candidates)
+        self.sites.count(site.name, "discovery/candidates", candidates)
         if not items:
             self.sites.count(site.name, "layout/empty_list_pages")
-            logger.warning("no posts found on %s (layout %s)", response.url, layout.name)
+            # A guessed list page (a tag cloud) may well list no post itself.
+            quiet = layout.guessed_pages and not response.meta.get("start_page")
+            (logger.debug if quiet else logger.warning)(
+                "no posts found on %s (layout %s)", response.url, layout.name
+            )
         self.sites.expect_items(site, len(items))
         for item in items:
             item.update(
@@ -188,12 +200,25 @@ class BlogSpider(scrapy.Spider):
             )
             yield from self._post_or_page(site, item)
         yield from self.follow(site, response, next_urls)
+        if response.meta.get("start_page"):
+            probes = [page.urljoin(link) for link in layout.probe_urls(page)]
+            yield from self.follow(site, response, probes, probe=True)
+
+    def _resolve(self, site: SiteCrawl, page: TextResponse) -> None:
+        """An ``auto`` site's start page says which layout reads the site."""
+        layout, evidence = resolve_layout(page)
+        if layout is not site.layout:
+            logger.info("%s: read as %s (%s)", site.name, layout.name, "; ".join(evidence))
+        site.read_by(layout)
+        self.sites.count(site.name, f"layout/read_as_{layout.name}")
 
     def _post_or_page(self, site: SiteCrawl, item: PostItem) -> Iterator[PostItem | scrapy.Request]:
         """The post itself, or the request for its page when its content is to be read
         (the incremental middleware drops the requests for pages already read)."""
         url, post = item.get("url"), item.get("id")
-        if not site.content or item.get("content") is not None or not url or not post:
+        # A candidate of the generic reader is only an address: its page is always read.
+        lists_only = not site.content and not item.get("discovered")
+        if lists_only or item.get("content") is not None or not url or not post:
             yield item
         elif post in site.posts_asked:
             # Listed twice (a pinned post): its first sighting is being read; this one
@@ -215,6 +240,9 @@ class BlogSpider(scrapy.Spider):
         try:
             if response.status == 304:  # as last read: the store keeps what it has
                 self.sites.count(site.name, "posts/pages_unchanged")
+                if item.get("discovered"):
+                    merge_stored_post(item, item.get("stored"))
+                    self.sites.count(site.name, "layout/posts_extracted")
                 yield item
                 return
             try:
@@ -226,11 +254,20 @@ class BlogSpider(scrapy.Spider):
                 logger.debug("the error reading %s", response.url, exc_info=True)
                 yield item
                 return
+            if not page.is_post:  # a candidate whose page is no post (remembered as such)
+                self.sites.count(site.name, "discovery/not_posts")
+                self.sites.expect_items(site, -1)
+                logger.debug("%s: %s is no post (%s)", site.name, response.url, page.evidence)
+                return
+            if item.get("discovered"):
+                self.sites.count(site.name, "layout/posts_extracted")
             if page.method is None:
                 self._post_not_read(site, item, response.url, "no post body found")
             else:
                 self.sites.count(site.name, f"posts/pages_read_by_{page.method}")
             merge_post_page(item, page.fields)
+            if item.get("url") and item.get("discovered"):
+                item["id"] = post_id(item["url"])  # its canonical address: one post, one id
             if extra:
                 yield self.sites.requested(
                     scrapy.Request(
@@ -271,6 +308,14 @@ class BlogSpider(scrapy.Spider):
         site, item = self.sites.of_request(request), request.meta["post_item"]
         assert site is not None
         status = getattr(getattr(failure.value, "response", None), "status", None)
+        if item.get("discovered") and not item.get("stored"):
+            # A candidate never read: nothing says it is a post. Asked for again next run.
+            self.sites.count(site.name, "discovery/candidates_not_read")
+            self.sites.expect_items(site, -1)
+            self.sites.answered(request)
+            log = logger.debug if status in (404, 410) else logger.warning
+            log("%s: candidate %s not read (%s)", site.name, request.url, describe_failure(failure))
+            return
         if status in (404, 410):
             item["gone"] = True
             self.sites.count(site.name, "posts/gone")
@@ -297,9 +342,10 @@ class BlogSpider(scrapy.Spider):
         )
 
     def follow(
-        self, site: SiteCrawl, response: Response, urls: Iterable[str]
+        self, site: SiteCrawl, response: Response, urls: Iterable[str], probe: bool = False
     ) -> Iterator[scrapy.Request]:
-        """Requests for the next list pages: on the site only, within its ``max_pages``."""
+        """Requests for the next list pages (``probe``: pages the site may not have): on the
+        site only, within its ``max_pages``."""
         for url in urls:
             if not site.on_site(url):
                 self.sites.count(site.name, "layout/offsite_links_skipped")
@@ -318,14 +364,25 @@ class BlogSpider(scrapy.Spider):
                     response.url,
                 )
                 continue
-            yield self.list_request(site, url)
+            yield (
+                self.list_request(site, url, probe=probe) if probe else self.list_request(site, url)
+            )
 
     def request_failed(self, failure: Failure) -> None:
-        """Count and log a list page that failed for good (after retries), with its URL."""
+        """Count and log a list page that failed for good (after retries), with its URL. A
+        probe that missed, or a guessed list page that is not there (404, 410), is no
+        failure of the site."""
         request = failure.request  # type: ignore[attr-defined]
         site = self.sites.of_request(request)
         assert site is not None
         reason = describe_failure(failure)
+        status = getattr(getattr(failure.value, "response", None), "status", None)
+        guessed = site.layout.guessed_pages and not request.meta.get("start_page")
+        if request.meta.get("probe") or (guessed and status in (404, 410)):
+            self.sites.count(site.name, "discovery/pages_missing")
+            logger.debug("%s: no list page at %s (%s)", site.name, request.url, reason)
+            self.sites.answered(request)
+            return
         site.failures.append(f"{request.url}: {reason}")
         self.sites.count(site.name, "layout/request_failures")
         logger.error("%s: could not fetch %s (%s)", site.name, request.url, reason)

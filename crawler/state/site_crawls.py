@@ -79,6 +79,16 @@ class SiteCrawl:
         """Every list page it meant to read was read: finished, nothing failed or cut short."""
         return self.reason == "finished" and not self.failures and not self.cut_short
 
+    def read_by(self, layout: type[Layout]) -> None:
+        """The layout that reads the site from now on (an ``auto`` site's, once its start
+        page or the store said which), and the scope that comes with it."""
+        self.layout, self.root = layout, layout.site_root(self.config.url)
+
+    @property
+    def resolved(self) -> bool:
+        """False while an ``auto`` site's layout is not known yet."""
+        return self.layout.name != "auto"
+
     def on_site(self, url: str) -> bool:
         """True for a URL inside this site (same scheme, host and root path)."""
         return url.startswith(self.root)

@@ -33,7 +33,10 @@ def only_line(result: subprocess.CompletedProcess) -> str:
         (["-a", "max_pages=0"], "-a max_pages=0: Input should be greater than or equal to 1"),
         (["-a", "max_pages=-3"], "-a max_pages=-3: Input should be greater than or equal to 1"),
         (["-a", "max_pages=lots"], "-a max_pages=lots: Input should be a valid integer"),
-        (["-a", "ulr=x"], "-a ulr: unknown argument (known: url, site, full, content, max_pages)"),
+        (
+            ["-a", "ulr=x"],
+            "-a ulr: unknown argument (known: url, site, full, content, max_pages, timezone)",
+        ),
         (["-a", "full=maybe"], "-a full=maybe"),
         (["-a", "site=nope"], "unknown site 'nope'"),
         (["-s", "RUN_ID=../x"], "unsafe run id"),
@@ -56,7 +59,9 @@ def test_a_bad_url_and_an_unknown_spider_are_one_line(tmp_path: Path) -> None:
     bad_url = only_line(run_scrapy("crawl", "cards", "-a", "url=ftp://x.cn/", output=tmp_path))
     assert bad_url == "scrapy: error: URL must start with http:// or https://, got 'ftp://x.cn/'"
     unknown = only_line(run_scrapy("crawl", "cardz", "-a", "url=https://x.cn/", output=tmp_path))
-    assert unknown.startswith("scrapy: error: unknown spider 'cardz' (known: cards, cnblogs,")
+    assert unknown.startswith(
+        "scrapy: error: unknown spider 'cardz' (known: auto, butterfly, cards, cnblogs,"
+    )
 
 
 def test_max_pages_is_at_least_one() -> None:
@@ -78,7 +83,14 @@ def test_crawl_help_lists_the_spider_arguments_with_their_meaning(tmp_path: Path
     for name, meaning in arguments_help():
         assert f"{name} {' '.join(meaning.replace('`', '').split())}" in flat, name
     assert [name for name, _ in arguments_help()] == list(SpiderArguments.model_fields)
-    assert set(SpiderArguments.model_fields) == {"url", "site", "full", "content", "max_pages"}
+    assert set(SpiderArguments.model_fields) == {
+        "url",
+        "site",
+        "full",
+        "content",
+        "max_pages",
+        "timezone",
+    }
 
 
 def test_the_readme_table_is_the_models_descriptions() -> None:
@@ -136,7 +148,10 @@ def test_detect_refuses_a_bad_url_in_one_line() -> None:
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [
-        (["hexx", "https://x.cn/"], "unknown layout 'hexx' (known: cards, cnblogs,"),
+        (
+            ["hexx", "https://x.cn/"],
+            "unknown layout 'hexx' (known: auto, butterfly, cards, cnblogs,",
+        ),
         (["hexo", "ftp://x.cn/"], "URL must start with http:// or https://"),
         (["hexo", "https://x.cn/", "--now", "yesterday"], "--now: not an ISO 8601 time"),
         (["hexo"], "give a layout and a URL"),
@@ -151,7 +166,9 @@ def test_savecase_refuses_in_one_line(tmp_path: Path, arguments: list[str], expe
 
 def test_the_abstract_base_is_no_spider(tmp_path: Path) -> None:
     line = only_line(run_scrapy("crawl", "layout", "-a", "url=https://x.cn/", output=tmp_path))
-    assert line.startswith("scrapy: error: unknown spider 'layout' (known: cards, cnblogs,")
+    assert line.startswith(
+        "scrapy: error: unknown spider 'layout' (known: auto, butterfly, cards, cnblogs,"
+    )
 
 
 def test_a_crawl_opens_no_control_ports(serve, tmp_path: Path) -> None:

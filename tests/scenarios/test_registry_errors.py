@@ -19,10 +19,11 @@ from support.faultserver import cards_site
 from support.project import ROOT, free_port_base, read_jsonl, run_scrapy
 
 from crawler.devtools.samples.server import LAYOUTS
+from crawler.layouts import layouts
 from crawler.runs.summary import EXIT_USAGE
 from crawler.sites import SiteError, load_registry, registry
 
-SIX = ["cards", "cnblogs", "feed", "hexo", "hux", "wordpress"]
+KNOWN = sorted(layouts())  # every layout module of crawler/layouts/
 UNCLOSED = '[sites.a\nlayout = "cards"\nurl = "https://blog.example.cn/hot"\n'
 
 
@@ -70,7 +71,7 @@ def test_an_unknown_layout_names_the_entry_and_the_known_layouts(tmp_path: Path)
         registry(registry_settings(path))
     message = str(error.value)
     assert message.startswith(f"{path}: registry entry [sites.a] is invalid: layout 'cnblgs'")
-    assert f"(known: {', '.join(SIX)})" in message
+    assert f"(known: {', '.join(KNOWN)})" in message
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,412 @@
+"""The generic reader: any blog of no known layout, from its home page.
+
+Its "list pages" are what lists a site's posts: the home page and the pages it links that
+list posts (pagination, archives, tags, categories, timelines: :mod:`crawler.discovery.links`),
+the feeds it announces and the site's sitemaps (robots.txt, ``/sitemap.xml``; the usual feed
+paths when it announces none). Each gives the addresses of candidate posts; a candidate's own
+page says whether it is a post (:func:`crawler.discovery.posts.post_evidence`) and holds every
+field. Fields are read by the standards any theme may follow first (JSON-LD, Open Graph,
+microdata, ``<time>``, the rel-tag microformat, links into the site's tag and category pages
+inside the post), then what the page shows; the body by the usual containers of blog themes,
+then trafilatura.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+from typing import Any, ClassVar
+from urllib.parse import urljoin, urlsplit
+
+from lxml import etree
+from parsel import Selector
+from scrapy.http import TextResponse
+
+from crawler.discovery import links
+from crawler.discovery.posts import Metadata, page_metadata, post_evidence
+from crawler.discovery.sources import (
+    USUAL_SITEMAP,
+    announced_feeds,
+    feed_candidates,
+    is_sitemap,
+    looks_like_feed,
+    robots_sitemaps,
+    sitemap_entries,
+)
+from crawler.items import PostItem
+from crawler.layouts.base import Layout, PostPage
+from crawler.layouts.feed import FeedLayout
+from crawler.parsing.dates import in_local_offset, iso_instant
+from crawler.parsing.loaders import PostLoader
+from crawler.parsing.markdown import PostBody, body_markdown, main_text
+from crawler.parsing.processors import clean_text, unique
+from crawler.parsing.terms import meta_tags, path_terms, rel_terms
+from crawler.parsing.xpath import node_elements, string_value
+
+# The body containers of blog themes, most specific first (Jekyll Chirpy and
+# minimal-mistakes, Hexo Keep and Redefine, Hugo Even and DoIt, VuePress hope, VitePress,
+# WordPress, Typecho, Halo), then the HTML5 ones.
+BODIES = (
+    ".keep-markdown-body",
+    ".markdown-body",
+    ".page__content",
+    "div.post-content",
+    ".post-body",
+    ".article-content",
+    ".article-entry",
+    ".entry-content",
+    ".theme-hope-content",
+    ".vp-doc",
+    ".post-container",
+    "article .content",
+    "article",
+    "main",
+)
+# Boxes of blog themes inside or next to the body that are not the post.
+CHROME = (
+    ".post-copyright",
+    ".copyright",
+    ".license",
+    ".post-license",
+    ".reward",
+    ".post-reward",
+    ".social-share",
+    ".share",
+    ".post-tags",
+    ".post-tail-wrapper",
+    ".post-nav",
+    ".post-navigation",
+    ".pagination",
+    ".related-posts",
+    "#related-posts",
+    ".toc",
+    "#toc",
+    ".post-footer",
+    ".comments",
+    "#comments",
+    ".code-header",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+)
+# The text of a post's meta line: elements whose class names a date, a time or the meta.
+_META_TEXTS = (
+    "//*[contains(@class, 'date') or contains(@class, 'time') or contains(@class, 'meta')]"
+    "[not(ancestor::footer or ancestor::aside or ancestor::nav)]//text()[normalize-space()]"
+)
+# The meta line's update time, where a theme prints one (Keep: span.article-update-date).
+_UPDATED_TEXTS = (
+    "//*[contains(@class, 'update') or contains(@class, 'modified')]"
+    "[not(ancestor::footer or ancestor::aside or ancestor::nav)]//text()[normalize-space()]"
+)
+# A printed date, with its time when there is one: 2023-01-13 19:35:44, 2023/1/13, 2023年1月13日.
+_PRINTED_DATE = re.compile(
+    r"(?:19|20)\d{2}[-/.年]\s*\d{1,2}[-/.月]\s*\d{1,2}日?(?:[ T]+\d{1,2}:\d{2}(?::\d{2})?)?"
+)
+# "Title | Site" or "Title - Site" in <title>.
+_SITE_SUFFIX = re.compile(r"\s+[|\-–—·]\s+[^|\-–—·]+$")
+
+
+class GenericLayout(Layout):
+    """Reads a blog no layout knows: its pages, feeds and sitemaps list the candidates, and
+    each candidate's page says whether it is a post (see the module docstring)."""
+
+    name = "generic"
+    guessed_pages = True
+    post_chrome: ClassVar[tuple[str, ...]] = CHROME
+
+    # ---- "list pages": pages, feeds, sitemaps, robots.txt -------------------------------
+    @staticmethod
+    def kind(response: TextResponse) -> str:
+        """What a list page is: ``robots``, ``sitemap``, ``feed`` or ``html``."""
+        if urlsplit(response.url).path.endswith("/robots.txt"):
+            return "robots"
+        if is_sitemap(response.body):
+            return "sitemap"
+        if looks_like_feed(response.body):
+            return "feed"
+        return "html"
+
+    @classmethod
+    def extract(cls, response: TextResponse) -> list[PostItem]:
+        """The candidate posts a list page gives: their addresses, and from a sitemap or a
+        feed when each last changed; their own pages give everything else."""
+        root = cls.site_root(response.url)
+        kind = cls.kind(response)
+        found: list[tuple[str, str | None]] = []
+        if kind == "sitemap":
+            sitemap, entries = sitemap_entries(response.body)
+            if sitemap == "urlset":
+                found = [(entry.loc, entry.lastmod) for entry in entries]
+        elif kind == "feed":
+            for node in FeedLayout.post_nodes(response):
+                loader = PostLoader(selector=node, base_url=response.url)
+                FeedLayout.populate(loader, node, response)
+                entry = loader.loaded()
+                if entry.get("url"):
+                    found.append((entry["url"], entry.get("updated_raw")))
+        elif kind == "html":
+            found = [(url, None) for url in links.site_links(response.selector, response.url, root)]
+        items = []
+        for url, lastmod in found:
+            url = links.normalise(urljoin(response.url, url))
+            if links.kind_of(url, root) != links.CANDIDATE:
+                continue
+            loader = PostLoader(base_url=response.url)
+            loader.add_value("url", url)
+            item = loader.load_item()
+            item.update(discovered=True, lastmod=_instant(lastmod))
+            items.append(item)
+        return list({item["id"]: item for item in items if item.get("id")}.values())
+
+    @classmethod
+    def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
+        """The pages that list posts a page links, the feeds it announces, the sitemaps of a
+        sitemap index or of robots.txt, a feed's next page."""
+        kind = cls.kind(response)
+        if kind == "robots":
+            return robots_sitemaps(response.body, response.url)
+        if kind == "sitemap":
+            index, entries = sitemap_entries(response.body)
+            return [entry.loc for entry in entries] if index == "sitemapindex" else []
+        if kind == "feed":
+            return FeedLayout.next_page_urls(response)
+        root = cls.site_root(response.url)
+        page = response.selector
+        hubs = [
+            url
+            for url in links.site_links(page, response.url, root)
+            if links.kind_of(url, root) == links.HUB
+        ]
+        return [*announced_feeds(page, response.url), *hubs]
+
+    @classmethod
+    def probe_urls(cls, response: TextResponse) -> Iterable[str]:
+        """From the home page: robots.txt (its sitemaps), the usual sitemap, and the usual
+        feed paths when the page announces no feed."""
+        if cls.kind(response) != "html":
+            return []
+        root = cls.site_root(response.url)
+        announced = announced_feeds(response.selector, response.url)
+        feeds = [] if announced else feed_candidates(root, ())
+        return [urljoin(root, "robots.txt"), urljoin(root, USUAL_SITEMAP), *feeds]
+
+    # ---- a candidate's own page ---------------------------------------------------------
+    @classmethod
+    def read_post(cls, response: TextResponse) -> PostPage:
+        """Whether the page is a post and, if so, every field it shows."""
+        page = response.selector
+        root = cls.site_root(response.url)
+        metadata = page_metadata(page, response.url)
+        published = _published(page, metadata)
+        evidence = post_evidence(page, response.url, root, metadata, published)
+        if not evidence.is_post:
+            return PostPage(is_post=False, evidence=evidence.reasons)
+        loader = PostLoader(selector=page, base_url=response.url)
+        body_node = _body_node(page)
+        loader.add_value("title", _title(page, metadata, body_node))
+        loader.add_value("published_raw", published)
+        loader.add_value("updated_raw", _updated(page, metadata, published))
+        loader.add_value("author", _author(page, metadata))
+        _terms(loader, page, _post_scope(page, body_node), metadata, response.url, root)
+        result = PostPage(loader.loaded(), is_post=True, evidence=evidence.reasons)
+        canonical = _canonical(page, response.url, root)
+        if canonical:
+            result.fields["url"] = canonical
+        body: PostBody | None
+        if body_node is not None:
+            body, result.method = body_markdown(body_node, response.url, CHROME), "selector"
+        else:
+            body, result.method = main_text(page, response.url, ())
+        if body is not None:
+            result.fields.update(content=body.markdown, word_count=body.word_count)
+        return result
+
+
+def _instant(text: str | None) -> str | None:
+    """A sitemap's ``lastmod`` (W3C datetime) or a feed's date (ISO or RFC 822) as an ISO
+    instant, None if it is neither."""
+    if not text:
+        return None
+    moment = iso_instant(text)
+    if moment is None:
+        try:
+            moment = parsedate_to_datetime(text)
+        except (TypeError, ValueError):
+            return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.isoformat()
+
+
+def _first(*values: Any) -> str | None:
+    """The first value that holds text (JSON-LD gives strings, lists and ``{"name": …}``)."""
+    for value in values:
+        if isinstance(value, list):
+            value = value[0] if value else None
+        if isinstance(value, dict):
+            value = value.get("name") or value.get("@value")
+        text = clean_text(str(value)) if value is not None else None
+        if text:
+            return text
+    return None
+
+
+def _title(page: Selector, metadata: Metadata, body: etree._Element | None) -> str | None:
+    """The structured data's headline (not the site's name), else the post's heading when
+    ``<title>`` agrees, else ``<title>`` less the site's name (a heading inside the body is
+    the body's own)."""
+    site_name = metadata.og("og:site_name")
+    found = _first(
+        *(
+            value
+            for value in (
+                metadata.article.get("headline"),
+                metadata.article.get("name"),
+                metadata.og("og:title"),
+            )
+            if _first(value) != site_name  # a theme that gives every page the site's name
+        )
+    )
+    if found:
+        return found
+    inside = set(body.iter()) if body is not None else set()
+    headings = [
+        clean_text(string_value(heading))
+        for heading in node_elements(page, "//h1")
+        if heading not in inside
+    ]
+    title = clean_text(page.xpath("string(//title)").get())
+    title = _SITE_SUFFIX.sub("", title) if title else None
+    for heading in headings:
+        if heading and (title is None or heading in title):
+            return heading
+    return title or next((heading for heading in headings if heading), None)
+
+
+def _published(page: Selector, metadata: Metadata) -> str | None:
+    """The publication time: the structured data (it carries the offset), else a
+    ``<time datetime>`` in the post, else the first date printed in the post's meta line
+    (a theme that says nothing machine-readable, as Hexo Keep)."""
+    given = _first(
+        metadata.article.get("datePublished"),
+        metadata.og("article:published_time"),
+        page.xpath("//*[@itemprop='datePublished']/@content").get(),
+        page.xpath("//*[@itemprop='datePublished']/@datetime").get(),
+    )
+    if given:
+        return _in_page_offset(page, given)
+    for time in node_elements(page, "(//article//time | //main//time | //time)[@datetime]"):
+        return _in_page_offset(page, str(time.get("datetime")))
+    for text in page.xpath(_META_TEXTS).getall():
+        found = _PRINTED_DATE.search(text)
+        if found:
+            return found.group(0)
+    return None
+
+
+def _in_page_offset(page: Selector, given: str) -> str:
+    """A UTC time told in the offset of the local time the page prints for the same moment
+    (Butterfly, Icarus: UTC in ``datetime``, the builder's clock in its ``title``; Fluid: UTC
+    in the metadata, the clock in a ``datetime``), else as given."""
+    if not given.endswith(("Z", "+00:00")):
+        return given
+    local = f"//time/@datetime | //time/@title | //time//text() | {_META_TEXTS}"
+    for text in page.xpath(local).getall():
+        told = in_local_offset(given, text)
+        if told is not None and told != given.strip():
+            return told
+    return given
+
+
+def _updated(page: Selector, metadata: Metadata, published: str | None) -> str | None:
+    """The last edit: the structured data's, else one the meta line prints; not the
+    publication time again (jekyll-seo-tag writes ``dateModified`` as the post's date when
+    the post names no edit)."""
+    given = _first(
+        metadata.article.get("dateModified"),
+        metadata.og("article:modified_time"),
+        metadata.og("og:updated_time"),
+        page.xpath("//*[@itemprop='dateModified']/@content").get(),
+        page.xpath("//*[@itemprop='dateModified']/@datetime").get(),
+    )
+    if given is None:
+        for text in page.xpath(_UPDATED_TEXTS).getall():
+            found = _PRINTED_DATE.search(text)
+            if found:
+                given = found.group(0)
+                break
+    return None if given == published else given
+
+
+def _author(page: Selector, metadata: Metadata) -> str | None:
+    return _first(
+        metadata.article.get("author"),
+        metadata.og("article:author"),
+        metadata.meta.get("author"),
+        page.xpath("normalize-space((//*[@rel='author'])[1])").get(),
+    )
+
+
+def _canonical(page: Selector, url: str, root: str) -> str | None:
+    """The page's own address when it names one inside the site (``<link rel=canonical>``):
+    the same post reached by two addresses is one post."""
+    href = page.xpath("//link[@rel='canonical']/@href").get()
+    if not href:
+        return None
+    canonical = links.normalise(urljoin(url, href.strip()))
+    return canonical if canonical.startswith(root) else None
+
+
+def _body_node(page: Selector) -> etree._Element | None:
+    """The first of :data:`BODIES` that holds text (an empty search-result box may share
+    the body's class)."""
+    for selector in BODIES:
+        for found in page.css(selector):
+            if found.xpath("normalize-space()").get():
+                element = found.root
+                return element if isinstance(element, etree._Element) else None
+    return None
+
+
+def _post_scope(page: Selector, body: etree._Element | None) -> Selector:
+    """The part of the page that is the post: the smallest element holding its heading and
+    its body (a theme's sidebar of tags is not the post's tags), else its ``<article>``."""
+    if body is not None:
+        inside = set(body.iter())
+        heading = next((h for h in node_elements(page, "//h1") if h not in inside), None)
+        if heading is not None:
+            above = set(heading.iterancestors())
+            for element in (body, *body.iterancestors()):
+                if element in above and element.tag not in ("body", "html"):
+                    return Selector(root=element)
+        parent = body.getparent()
+        if parent is not None and parent.tag not in ("body", "html"):
+            return Selector(root=parent)
+    found = page.xpath("//article")
+    return found[0] if found else page
+
+
+def _terms(
+    loader: PostLoader, page: Selector, scope: Selector, metadata: Metadata, url: str, root: str
+) -> None:
+    """Tags and categories: the rel-tag microformat, then links into the site's tag and
+    category pages in the post; else the structured data (``keywords``, ``articleSection``,
+    ``article:tag``), never the page's keywords."""
+    shown = rel_terms(scope)
+    linked = path_terms(scope, root)
+    tags = shown.tags or linked.tags
+    categories = shown.categories or linked.categories
+    if not tags:
+        tags = meta_tags(page)
+    if not categories:
+        section = metadata.article.get("articleSection") or metadata.og("article:section")
+        categories = [section] if isinstance(section, str) else list(section or [])
+        # Hugo writes its content section (the address's first folder: "Post") there.
+        folder = urlsplit(url[len(root) - 1 :]).path.strip("/").split("/")[0].lower()
+        categories = [c for c in categories if str(c).strip().lower() != folder]
+    loader.add_value("tags", unique(tags))
+    loader.add_value("category", unique(str(c) for c in categories))
