@@ -1,8 +1,8 @@
 """Crawl benchmark: the project's spiders against bare Scrapy spiders on synthetic sites.
 
-Run ``python bench/bench_crawl.py`` (from anywhere; the project is /work/main). For each layout
-it serves a synthetic site (``bench/synthetic.py``, ``--pages`` list pages of ten posts) on
-127.0.0.1 and runs, alternately and each in a fresh process, ``--runs`` times each:
+Run ``python bench/bench_crawl.py`` (from anywhere: the project is the folder above bench/).
+For each layout it serves a synthetic site (``bench/synthetic.py``, ``--pages`` list pages of
+ten posts) on 127.0.0.1 and runs, alternately and each in a fresh process, ``--runs`` times each:
 
 - the project: ``python -m scrapy crawl LAYOUT -a url=URL -O out.jsonl -s OUTPUT_DIR=<tmp>``
   from the project folder (loaders, dates, dedupe, the SQLite store, exports: a normal run,

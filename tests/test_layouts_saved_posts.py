@@ -14,13 +14,13 @@ import re
 from typing import Any
 
 import pytest
+from support.fences import fenced_languages
 from support.project import POST_CASES
 
 from crawler.devtools.cases import Case, find_cases, run_post_case
 from crawler.layouts import layouts
 
 CASES = find_cases(POST_CASES)
-_FENCE = re.compile(r"^\s*(`{3,})([^\s`]*)\s*$")
 
 
 def _expected(case: Case) -> list[dict[str, Any]]:
@@ -30,24 +30,6 @@ def _expected(case: Case) -> list[dict[str, Any]]:
 def _squash(text: str) -> str:
     """Runs of whitespace as one space: line breaks of the Markdown need not be exact."""
     return re.sub(r"\s+", " ", text).strip()
-
-
-def _fenced_languages(markdown: str) -> list[str]:
-    """The language of each fenced code block, in order ("" for none): an opening fence of
-    three or more backticks (indented inside a list item too) up to the closing fence of at
-    least as many."""
-    languages, closing = [], ""
-    for line in markdown.splitlines():
-        found = _FENCE.match(line)
-        if found is None:
-            continue
-        ticks, language = found.groups()
-        if not closing:
-            languages.append(language)
-            closing = ticks
-        elif len(ticks) >= len(closing) and not language:
-            closing = ""
-    return languages
 
 
 EXPECTATIONS = [
@@ -83,7 +65,7 @@ def test_post_fields(case: Case, expected: dict[str, Any]) -> None:
         for chrome in expected.get("content_excludes", []):
             assert _squash(chrome) not in squashed, chrome
         if "code_languages" in expected:
-            marked = [language for language in _fenced_languages(content) if language]
+            marked = [language for language in fenced_languages(content) if language]
             assert marked == expected["code_languages"]
         assert isinstance(post.get("word_count"), int) and post["word_count"] > 0
     assert post.get("tags", []) == expected["tags"]

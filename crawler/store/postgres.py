@@ -35,6 +35,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from crawler.store.base import PageState, PostStore, StoreUnavailable
 from crawler.store.migrations import Step, pending_steps
+from crawler.store.queries import PostQueries
 from crawler.store.records import METRIC_FIELDS, Record, StoredRow
 
 logger = logging.getLogger(__name__)
@@ -178,8 +179,11 @@ class _InsertRaced(Exception):
     """Another writer inserted the post between our read and our insert: read it again."""
 
 
-class PostgresStore(PostStore):
+class PostgresStore(PostQueries, PostStore):
     """:class:`PostStore` in a PostgreSQL database (psycopg 3), safe for many writers."""
+
+    MARK = "%s"
+    ORDER = ORDER
 
     def __init__(self, url: str, reconnect_seconds: float = 30.0) -> None:
         self.url = url
@@ -250,7 +254,7 @@ class PostgresStore(PostStore):
     def _run(self, query: str, params: tuple[Any, ...] = ()) -> None:
         self._call(lambda: self.db.execute(query, params))
 
-    def _stream(self, query: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    def _rows(self, query: str, params: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
         """Rows of ``query`` through a server-side cursor: memory stays flat however many
         posts. WITH HOLD: it outlives the autocommit statement that opens it, so other calls
         may run on the connection while it is read. A connection lost before the first row
@@ -382,28 +386,6 @@ class PostgresStore(PostStore):
     def seen(self, post_id: str) -> bool:
         return self._fetchone("SELECT 1 FROM posts WHERE id = %s", (post_id,)) is not None
 
-    def posts(self) -> Iterator[dict[str, Any]]:
-        for (data,) in self._stream(f"SELECT data FROM posts {ORDER}"):
-            yield json.loads(data)
-
-    def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
-        query = f"SELECT data, change, changed_fields FROM posts WHERE change_run = %s {ORDER}"
-        for data, change, fields in self._stream(query, (run_id,)):
-            yield {**json.loads(data), "change": change, "changed_fields": json.loads(fields)}
-
-    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
-        query = (
-            "SELECT data, CASE WHEN change_run = %s THEN change END, changed_fields"
-            f" FROM posts {ORDER}"
-        )
-        for data, change, fields in self._stream(query, (run_id,)):
-            delta = {"change": change, "changed_fields": json.loads(fields)} if change else None
-            yield json.loads(data), delta
-
-    def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
-        for (data,) in self._stream(f"SELECT data FROM posts WHERE site = %s {ORDER}", (site,)):
-            yield json.loads(data)
-
     def posts_by_id(self, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
         # In the order asked, a query per thousand ids.
         batch: list[str] = []
@@ -421,11 +403,6 @@ class PostgresStore(PostStore):
             if post_id in found:
                 yield json.loads(found[post_id])
 
-    def posts_to_retry(self, site: str) -> Iterator[dict[str, Any]]:
-        query = f"SELECT data FROM posts WHERE site = %s AND page_failed {ORDER}"
-        for (data,) in self._stream(query, (site,)):
-            yield json.loads(data)
-
     def count(self, site: str | None = None) -> int:
         if site is None:
             row = self._fetchone("SELECT count(*) FROM posts")
@@ -434,7 +411,7 @@ class PostgresStore(PostStore):
         return row[0] if row else 0
 
     def metrics(self, since: str | None = None) -> Iterator[dict[str, Any]]:
-        rows = self._stream(
+        rows = self._rows(
             "SELECT m.post_id, p.data::json->>'url', p.site, m.seen_at, m.views, m.comments,"
             " m.likes FROM metrics m JOIN posts p ON p.id = m.post_id WHERE m.seen_at >= %s"
             " ORDER BY m.post_id, m.seen_at",
@@ -497,7 +474,7 @@ class PostgresStore(PostStore):
 
     def site_runs(self, run_id: str) -> Iterator[tuple[str, dict[str, Any]]]:
         query = "SELECT site, summary FROM site_runs WHERE run_id = %s ORDER BY site"
-        for site, summary in self._stream(query, (run_id,)):
+        for site, summary in self._rows(query, (run_id,)):
             yield site, json.loads(summary)
 
     def exports_mark(self) -> str | None:

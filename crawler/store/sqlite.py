@@ -12,6 +12,7 @@ from typing import Any
 
 from crawler.store.base import PageState, PostStore, StoreUnavailable
 from crawler.store.migrations import Step, pending_steps
+from crawler.store.queries import PostQueries
 from crawler.store.records import METRIC_FIELDS, Record, StoredRow
 
 ORDER = "ORDER BY site, published_utc IS NULL, published_utc DESC, id"
@@ -89,10 +90,13 @@ def _problem(path: Path, error: sqlite3.Error) -> StoreUnavailable:
     return StoreUnavailable(f"cannot use the store {path}: {error}")
 
 
-class SQLiteStore(PostStore):
+class SQLiteStore(PostQueries, PostStore):
     """:class:`PostStore` in one SQLite file; writes are committed every ``batch_size`` posts
     (no fsync per post) and by :meth:`flush`. Raises :class:`StoreUnavailable` naming the
     file when it cannot be opened or written (disk full, not a database)."""
+
+    MARK = "?"
+    ORDER = ORDER
 
     def __init__(self, path: str | Path, batch_size: int = 500) -> None:
         self.path = Path(path)
@@ -222,38 +226,11 @@ class SQLiteStore(PostStore):
     def seen(self, post_id: str) -> bool:
         return self._execute("SELECT 1 FROM posts WHERE id = ?", (post_id,)).fetchone() is not None
 
-    def posts(self) -> Iterator[dict[str, Any]]:
-        for (data,) in self._rows(f"SELECT data FROM posts {ORDER}"):
-            yield json.loads(data)
-
-    def changes(self, run_id: str) -> Iterator[dict[str, Any]]:
-        query = f"SELECT data, change, changed_fields FROM posts WHERE change_run = ? {ORDER}"
-        for data, change, fields in self._rows(query, (run_id,)):
-            yield {**json.loads(data), "change": change, "changed_fields": json.loads(fields)}
-
-    def dataset(self, run_id: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
-        query = (
-            "SELECT data, CASE WHEN change_run = ? THEN change END, changed_fields"
-            f" FROM posts {ORDER}"
-        )
-        for data, change, fields in self._rows(query, (run_id,)):
-            delta = {"change": change, "changed_fields": json.loads(fields)} if change else None
-            yield json.loads(data), delta
-
-    def site_posts(self, site: str) -> Iterator[dict[str, Any]]:
-        for (data,) in self._rows(f"SELECT data FROM posts WHERE site = ? {ORDER}", (site,)):
-            yield json.loads(data)
-
     def posts_by_id(self, ids: Iterable[str]) -> Iterator[dict[str, Any]]:
         for post_id in ids:
             row = self._execute("SELECT data FROM posts WHERE id = ?", (post_id,)).fetchone()
             if row is not None:
                 yield json.loads(row[0])
-
-    def posts_to_retry(self, site: str) -> Iterator[dict[str, Any]]:
-        query = f"SELECT data FROM posts WHERE site = ? AND page_failed {ORDER}"
-        for (data,) in self._rows(query, (site,)):
-            yield json.loads(data)
 
     def count(self, site: str | None = None) -> int:
         if site is None:
