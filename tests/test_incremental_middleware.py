@@ -220,7 +220,9 @@ def test_a_site_that_closed_keeps_its_mark_whatever_is_asked_of_it_after(tmp_pat
     assert store.crawl_complete(name)
 
 
-def test_a_generic_candidate_read_before_as_no_post_is_not_asked_again(tmp_path: Path) -> None:
+def test_read_before_names_the_pages_an_earlier_run_read_unless_the_run_is_full(
+    tmp_path: Path,
+) -> None:
     crawler, spider, middleware = setup(tmp_path)
     sites = SiteCrawls.of(crawler)
     site = sites.get(spider.site_configs[0].name)

@@ -74,6 +74,21 @@ def test_chrome_scripts_hidden_copies_and_anchors_are_left_out_with_what_follows
     assert found == "## 标题\n\n正文继续\n\n结尾"
 
 
+@pytest.mark.parametrize(
+    "heading",
+    [
+        '<h2 id="t"><a class="header-anchor" href="#t"><span>标题</span></a></h2>',  # VuePress 2
+        '<h2 id="t"><a class="header-anchor" href="#t">#</a> 标题</h2>',  # VuePress 1
+        '<h2 id="t">标题<a href="#t">#</a></h2>',  # Hugo Stack 3.25
+        '<h2 id="t"><a href="#t"><i class="fas fa-hashtag"></i></a>标题</h2>',  # Chirpy
+    ],
+)
+def test_a_headings_link_to_itself_leaves_its_text(heading: str) -> None:
+    assert markdown(f'{heading}<p>见<a href="#t">上文</a></p>') == (
+        "## 标题\n\n见[上文](https://blog.example.cn/posts/1/#t)"
+    )
+
+
 def test_links_and_lazy_images_are_made_absolute() -> None:
     found = markdown(
         '<p><a href="../2/">下一篇</a> <img src="/x.gif" data-src="img/a.png" alt="图"></p>'

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timezone
 
 from parsel import Selector
 from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
+from crawler.parsing.dates import in_local_offset
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.xpath import has_class, node_texts
 
@@ -34,17 +35,15 @@ def _local_time(response: TextResponse, which: str) -> str | None:
     ``time[datetime]`` is ``article:published_time`` as wall time, to the minute."""
     meta = "//meta[@property='article:{}_time']/@content"
     banner = response.css("#banner time::attr(datetime)").get("").strip()
+    published = in_local_offset(response.xpath(meta.format("published")).get(""), banner)
     try:
-        published = datetime.fromisoformat(response.xpath(meta.format("published")).get(""))
         wanted = datetime.fromisoformat(response.xpath(meta.format(which)).get(""))
-        wall = datetime.strptime(banner, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
-        offset = wall - published  # TypeError: a published time without offset
-    except (ValueError, TypeError):
+        offset = datetime.fromisoformat(published or "").utcoffset()
+    except ValueError:
         return None
-    minutes = round(offset.total_seconds() / 900) * 15  # the wall time has no seconds
-    if wanted.tzinfo is None or abs(minutes) > 14 * 60:
+    if not banner or offset is None or wanted.tzinfo is None:
         return None
-    return wanted.astimezone(timezone(timedelta(minutes=minutes))).isoformat()
+    return wanted.astimezone(timezone(offset)).isoformat()
 
 
 class FluidLayout(Layout):

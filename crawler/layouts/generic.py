@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable
 from datetime import UTC
 from email.utils import parsedate_to_datetime
+from functools import lru_cache
 from typing import Any, ClassVar
 from urllib.parse import urljoin, urlsplit
 
@@ -28,6 +29,7 @@ from crawler.discovery import links
 from crawler.discovery.posts import Metadata, page_metadata, post_evidence
 from crawler.discovery.sources import (
     USUAL_SITEMAP,
+    SitemapEntry,
     announced_feeds,
     feed_candidates,
     is_sitemap,
@@ -138,7 +140,7 @@ class GenericLayout(Layout):
         kind = cls.kind(response)
         found: list[tuple[str, str | None]] = []
         if kind == "sitemap":
-            sitemap, entries = sitemap_entries(response.body)
+            sitemap, entries = _sitemap(response)
             if sitemap == "urlset":
                 found = [(entry.loc, entry.lastmod) for entry in entries]
         elif kind == "feed":
@@ -149,7 +151,7 @@ class GenericLayout(Layout):
                 if entry.get("url"):
                     found.append((entry["url"], entry.get("updated_raw")))
         elif kind == "html":
-            found = [(url, None) for url in links.site_links(response.selector, response.url, root)]
+            found = [(url, None) for url in _page_links(response, root, links.CANDIDATE)]
         items = []
         for url, lastmod in found:
             url = links.normalise(urljoin(response.url, url))
@@ -170,18 +172,12 @@ class GenericLayout(Layout):
         if kind == "robots":
             return robots_sitemaps(response.body, response.url)
         if kind == "sitemap":
-            index, entries = sitemap_entries(response.body)
+            index, entries = _sitemap(response)
             return [entry.loc for entry in entries] if index == "sitemapindex" else []
         if kind == "feed":
             return FeedLayout.next_page_urls(response)
-        root = cls.site_root(response.url)
-        page = response.selector
-        hubs = [
-            url
-            for url in links.site_links(page, response.url, root)
-            if links.kind_of(url, root) == links.HUB
-        ]
-        return [*announced_feeds(page, response.url), *hubs]
+        hubs = _page_links(response, cls.site_root(response.url), links.HUB)
+        return [*announced_feeds(response.selector, response.url), *hubs]
 
     @classmethod
     def probe_urls(cls, response: TextResponse) -> Iterable[str]:
@@ -224,6 +220,26 @@ class GenericLayout(Layout):
         if body is not None:
             result.fields.update(content=body.markdown, word_count=body.word_count)
         return result
+
+
+# A list page is asked for its posts and for its next pages: its links and its sitemap are
+# read once for both (the spider asks one response after the other).
+@lru_cache(maxsize=2)
+def _links_by_kind(response: TextResponse, root: str) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        (url, links.kind_of(url, root))
+        for url in links.site_links(response.selector, response.url, root)
+    )
+
+
+def _page_links(response: TextResponse, root: str, kind: str) -> list[str]:
+    """The site's links on a page of one kind (:data:`links.HUB`, :data:`links.CANDIDATE`)."""
+    return [url for url, found in _links_by_kind(response, root) if found == kind]
+
+
+@lru_cache(maxsize=2)
+def _sitemap(response: TextResponse) -> tuple[str, list[SitemapEntry]]:
+    return sitemap_entries(response.body)
 
 
 def _instant(text: str | None) -> str | None:

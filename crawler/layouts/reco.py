@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from parsel import Selector, SelectorList
 from scrapy.http import TextResponse
 
-from crawler.layouts.base import Layout, PostPage
+from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
 from crawler.parsing.xpath import node_texts
 
@@ -150,25 +150,14 @@ class RecoLayout(Layout):
     # div.page-info and the body div.theme-reco-md-content (later 2.x builds:
     # theme-reco-default-content). Edit link, last-updated, prev/next, comments and the
     # TOC (1.x ul.sub-sidebar-wrapper, 2.x div.page-catalog-container) are outside the body.
-    # Inside: VuePress 1's heading anchors (a.header-anchor "#"; VuePress 2's wrap the
-    # heading text and stay), its external-link "(opens new window)" and 2.x line numbers.
+    # Inside: heading anchors (VuePress 1 a.header-anchor "#", VuePress 2's around the
+    # heading's text: the shared reader unwraps both), VuePress 1's external-link "(opens
+    # new window)" and 2.x line numbers.
     post_body = (
         "main.page .theme-reco-content, main.page-container .theme-reco-md-content,"
         " main.page-container .theme-reco-default-content"
     )
-    post_chrome = ("//a[contains(@class, 'header-anchor')][not(*)]", ".sr-only", "div.line-numbers")
-
-    @classmethod
-    def read_post(cls, response: TextResponse) -> PostPage:
-        page = super().read_post(response)
-        # A VuePress 2 heading is a link to itself (a.header-anchor around its text): the
-        # chrome selectors can only drop an element, so the link is unwrapped here.
-        own = re.escape(response.url.split("#")[0])
-        heading = re.compile(rf"^(#{{1,6}} )\[(.+?)\]\(<?{own}#[^)\s]*>?\)$", re.MULTILINE)
-        content = page.fields.get("content")
-        if content:
-            page.fields["content"] = heading.sub(r"\1\2", content)
-        return page
+    post_chrome = (".sr-only", "div.line-numbers")
 
     @classmethod
     def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:

@@ -89,13 +89,9 @@ class StackLayout(Layout):
     # post alone: the theme adds only div.table-wrapper around tables and, from 3.25, an
     # anchor link in headings) and footer.article-footer (tags, license, update time);
     # related posts, comments, TOC (right sidebar) are outside it. Chroma's line numbers
-    # (lineNumbersInTable, the theme's default) go with every Hugo theme's code blocks.
+    # (lineNumbersInTable, the theme's default) and the heading anchors (a.header-anchor;
+    # 3.25.0's without a class, the text "#") go as every theme's do (the shared reader).
     post_body = "article.main-article > section.article-content"
-    post_chrome = (
-        "a.header-anchor",
-        # 3.25.0 wrote the anchor without a class, as the text "#".
-        "(//h1|//h2|//h3|//h4|//h5|//h6)/a[starts-with(@href, '#')][normalize-space() = '#']",
-    )
 
     @classmethod
     def populate_post(cls, loader: PostLoader, response: TextResponse) -> None:

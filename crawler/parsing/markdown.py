@@ -340,6 +340,32 @@ def _plain_code_blocks(body: etree._Element) -> None:
             parent.replace(container, block)
 
 
+# A heading's link to itself (``<h2 id="x"><a href="#x">Title</a></h2>``: VuePress, Hugo
+# Stack, many themes): its text stays, the link goes; one holding only a mark goes whole.
+_HEADING_ANCHORS = etree.XPath(
+    ".//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
+    "//a[starts-with(@href, '#')]"
+)
+_ANCHOR_MARKS = {"", "#", "¶", "§", "🔗"}
+
+
+def _heading_anchors(body: etree._Element) -> None:
+    found = _HEADING_ANCHORS(body)
+    for anchor in [a for a in found if isinstance(a, etree._Element)]:  # type: ignore[union-attr]
+        parent = anchor.getparent()
+        if parent is None:
+            continue
+        if "".join(str(text) for text in anchor.itertext()).strip() not in _ANCHOR_MARKS:
+            previous = anchor.getprevious()
+            if previous is not None:
+                previous.tail = (previous.tail or "") + (anchor.text or "")
+            else:
+                parent.text = (parent.text or "") + (anchor.text or "")
+            for child in list(anchor):  # each before the anchor: their order is kept
+                parent.insert(parent.index(anchor), child)
+        _remove(anchor)
+
+
 def _lazy_images(body: etree._Element) -> None:
     for image in body.iter("img"):
         for attribute in _LAZY_SOURCES:
@@ -384,6 +410,7 @@ def body_markdown(
     _plain_code_blocks(element)
     for found in chrome_matcher(tuple(chrome)).find(element):
         _remove(found)
+    _heading_anchors(element)
     _lazy_images(element)
     texts = [str(text) for text in _TEXTS_OUTSIDE_CODE(element)]  # type: ignore[union-attr]
     markup = etree.tostring(element, encoding="unicode", method="html")

@@ -37,10 +37,9 @@ class DatesPipeline:
             return item  # taken from the store: dated when it was read
         now = datetime.now(UTC).replace(microsecond=0)
         item["crawled_at"] = now.isoformat()
-        raw, updated = (
-            item.get("published_page") or item.get("published_raw"),
-            item.get("updated_raw"),
-        )
+        # The post page's own publication time where it gave one (the time of day).
+        raw = item.get("published_page") or item.get("published_raw")
+        updated = item.get("updated_raw")
         dates = post_dates(raw, updated, item.get("timezone") or DEFAULT_TIMEZONE, now)
         item["published_at"], item["date_precision"] = (
             dates["published_at"],

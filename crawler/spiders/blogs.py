@@ -364,9 +364,7 @@ class BlogSpider(scrapy.Spider):
                     response.url,
                 )
                 continue
-            yield (
-                self.list_request(site, url, probe=probe) if probe else self.list_request(site, url)
-            )
+            yield self.list_request(site, url, probe=probe)
 
     def request_failed(self, failure: Failure) -> None:
         """Count and log a list page that failed for good (after retries), with its URL. A
