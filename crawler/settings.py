@@ -134,8 +134,9 @@ SAMPLE_PORT_BASE = 18401  # crawlall --sample serves its four sites on this port
 # GcTuningExtension: young-generation threshold during a crawl.
 GC_TUNING_ENABLED = True
 GC_GEN0_THRESHOLD = 20_000
-# HeapTrimExtension: freed C heap handed back every this many responses (0: never).
-HEAP_TRIM_RESPONSES = 200
+# HeapTrimExtension: garbage collected and freed C heap handed back every this many bytes of
+# page bodies received (0: never).
+HEAP_TRIM_BYTES = 8 * 1024 * 1024
 
 # `scrapy genspider -t layout NAME DOMAIN`. This folder replaces Scrapy's own templates folder,
 # so it also holds copies of basic/crawl/csvfeed/xmlfeed (tests/scenarios/test_genspider.py

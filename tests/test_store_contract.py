@@ -401,6 +401,12 @@ def test_metrics_grow_exactly_when_a_count_changes(open_store: OpenStore) -> Non
         for day, views, comments in ((1, 10, 0), (3, 15, 0), (4, 15, 1))
     ]
     assert [row["seen_at"] for row in store.metrics(since=at(3))] == [at(3), at(4)]
+    # The posts whose counts changed after a time: every row of each (what it was before
+    # is what it gained from); a post counted once, or not since, is not one of them.
+    store.record(make_post(3, views=7, crawled_at=at(4)), "run4")
+    assert [row["seen_at"] for row in store.metrics(changed_after=at(3))] == [at(1), at(3), at(4)]
+    assert [row["seen_at"] for row in store.metrics(changed_after=at(2))] == [at(1), at(3), at(4)]
+    assert list(store.metrics(changed_after=at(4))) == []
 
 
 def test_unreachable_store_is_one_line_without_the_password() -> None:

@@ -62,10 +62,13 @@ BODIES = (
     ".theme-hope-content",
     ".vp-doc",
     ".post-container",
+    ".articleBody",
+    "[itemprop='articleBody']",
     "article .content",
     "article",
     "main",
 )
+_UTC_MIDNIGHT = re.compile(r"(\d{4}-\d{2}-\d{2})T00:00:00(?:\.0+)?(?:Z|\+00:00)")
 # Boxes of blog themes inside or next to the body that are not the post.
 CHROME = (
     ".post-copyright",
@@ -335,7 +338,10 @@ def _in_page_offset(page: Selector, given: str) -> str:
         told = in_local_offset(given, text)
         if told is not None and told != given.strip():
             return told
-    return given
+    # A day with no time of day, as VuePress and Hugo write one: midnight UTC, the day the
+    # author wrote (in the site's time zone).
+    day = _UTC_MIDNIGHT.fullmatch(given.strip())
+    return day.group(1) if day else given
 
 
 def _updated(page: Selector, metadata: Metadata, published: str | None) -> str | None:
@@ -369,11 +375,14 @@ def _author(page: Selector, metadata: Metadata) -> str | None:
 
 def _canonical(page: Selector, url: str, root: str) -> str | None:
     """The page's own address when it names one inside the site (``<link rel=canonical>``):
-    the same post reached by two addresses is one post."""
+    the same post reached by two addresses is one post. One that differs from the address
+    read only in letter case is not (Redefine lowercases it; most hosts tell case apart)."""
     href = page.xpath("//link[@rel='canonical']/@href").get()
     if not href:
         return None
-    canonical = links.normalise(urljoin(url, href.strip()))
+    canonical, own = links.normalise(urljoin(url, href.strip())), links.normalise(url)
+    if canonical != own and canonical.lower() == own.lower():
+        return None
     return canonical if canonical.startswith(root) else None
 
 
@@ -419,7 +428,11 @@ def _terms(
     if not tags:
         tags = meta_tags(page)
     if not categories:
-        section = metadata.article.get("articleSection") or metadata.og("article:section")
+        section = (
+            metadata.article.get("articleSection")
+            or metadata.og("article:section")
+            or page.xpath("//meta[@property='articleSection']/@content").getall()  # RDFa
+        )
         categories = [section] if isinstance(section, str) else list(section or [])
         # Hugo writes its content section (the address's first folder: "Post") there.
         folder = urlsplit(url[len(root) - 1 :]).path.strip("/").split("/")[0].lower()

@@ -333,7 +333,10 @@ def view_gains(rows: Iterable[Mapping[str, Any]], start: datetime) -> Iterator[d
 
 def _trending(store: PostStore, start: datetime, limit: int) -> list[dict[str, Any]]:
     """The ``limit`` posts whose views grew most since ``start``, with their titles."""
-    gains = (gain for gain in view_gains(store.metrics(), start) if gain["gain"] > 0)
+    # Only the posts counted again since ``start`` can have gained (a registry's posts
+    # counted once stay out of memory); compared as the store writes times: UTC, seconds.
+    history = store.metrics(changed_after=start.astimezone(UTC).replace(microsecond=0).isoformat())
+    gains = (gain for gain in view_gains(history, start) if gain["gain"] > 0)
     top = heapq.nlargest(limit, gains, key=itemgetter("gain"))
     titles = {post["id"]: post for post in store.posts_by_id([gain["id"] for gain in top])}
     trending = []

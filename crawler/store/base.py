@@ -99,11 +99,14 @@ class PostRecords(ABC):
         """Number of stored posts (of one site, if given)."""
 
     @abstractmethod
-    def metrics(self, since: str | None = None) -> Iterator[dict[str, Any]]:
+    def metrics(
+        self, since: str | None = None, changed_after: str | None = None
+    ) -> Iterator[dict[str, Any]]:
         """The history of the posts' counts: a row ``{id, url, site, seen_at, views,
         comments, likes}`` for each time a post was recorded with counts other than its last
         ones (its first sighting with any count included); ``since`` (ISO time): rows seen
-        from then. By post id, then time."""
+        from then; ``changed_after`` (ISO time): only the posts with a row seen after then
+        and an earlier one. By post id, then time."""
 
 
 class PageValidators(ABC):

@@ -36,7 +36,7 @@ from psycopg.conninfo import conninfo_to_dict
 from crawler.store.base import PageState, PostStore, StoreUnavailable
 from crawler.store.migrations import Step, pending_steps
 from crawler.store.queries import PostQueries
-from crawler.store.records import METRIC_FIELDS, Record, StoredRow
+from crawler.store.records import Record, StoredRow
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +184,7 @@ class PostgresStore(PostQueries, PostStore):
 
     MARK = "%s"
     ORDER = ORDER
+    POST_URL = "p.data::json->>'url'"
 
     def __init__(self, url: str, reconnect_seconds: float = 30.0) -> None:
         self.url = url
@@ -409,16 +410,6 @@ class PostgresStore(PostQueries, PostStore):
         else:
             row = self._fetchone("SELECT count(*) FROM posts WHERE site = %s", (site,))
         return row[0] if row else 0
-
-    def metrics(self, since: str | None = None) -> Iterator[dict[str, Any]]:
-        rows = self._rows(
-            "SELECT m.post_id, p.data::json->>'url', p.site, m.seen_at, m.views, m.comments,"
-            " m.likes FROM metrics m JOIN posts p ON p.id = m.post_id WHERE m.seen_at >= %s"
-            " ORDER BY m.post_id, m.seen_at",
-            (since or "",),
-        )
-        for row in rows:
-            yield dict(zip(METRIC_FIELDS, row, strict=True))
 
     # ---- pages, sites, runs, marks: one upsert each ---------------------------------------
     def page_state(self, url: str) -> PageState | None:

@@ -13,7 +13,7 @@ from typing import Any
 from crawler.store.base import PageState, PostStore, StoreUnavailable
 from crawler.store.migrations import Step, pending_steps
 from crawler.store.queries import PostQueries
-from crawler.store.records import METRIC_FIELDS, Record, StoredRow
+from crawler.store.records import Record, StoredRow
 
 ORDER = "ORDER BY site, published_utc IS NULL, published_utc DESC, id"
 
@@ -97,6 +97,7 @@ class SQLiteStore(PostQueries, PostStore):
 
     MARK = "?"
     ORDER = ORDER
+    POST_URL = "json_extract(p.data, '$.url')"
 
     def __init__(self, path: str | Path, batch_size: int = 500) -> None:
         self.path = Path(path)
@@ -236,16 +237,6 @@ class SQLiteStore(PostQueries, PostStore):
         if site is None:
             return self._execute("SELECT count(*) FROM posts").fetchone()[0]
         return self._execute("SELECT count(*) FROM posts WHERE site = ?", (site,)).fetchone()[0]
-
-    def metrics(self, since: str | None = None) -> Iterator[dict[str, Any]]:
-        rows = self._rows(
-            "SELECT m.post_id, json_extract(p.data, '$.url'), p.site, m.seen_at, m.views,"
-            " m.comments, m.likes FROM metrics m JOIN posts p ON p.id = m.post_id"
-            " WHERE m.seen_at >= ? ORDER BY m.post_id, m.seen_at",
-            (since or "",),
-        )
-        for row in rows:
-            yield dict(zip(METRIC_FIELDS, row, strict=True))
 
     # ---- pages, sites, runs, marks: one upsert each ---------------------------------------
     def page_state(self, url: str) -> PageState | None:

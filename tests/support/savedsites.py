@@ -4,7 +4,8 @@ them (tests/sites/<theme>-<version>-<owner>/).
 A site folder holds ``files/`` (the pages byte-exact, at their paths under the site's root),
 ``site.json`` (the repository and commit they came from, ``base_url``: the address the pages
 were rendered for, ``timezone``) and ``expected.json`` (every post of the site with its
-values, read off the pages by eye; the pages that are not posts). The server answers a path
+values, read off the pages by eye; the pages that are not posts; ``unsaved_posts``, those a
+reader can only know from their page, which was not saved). The server answers a path
 as GitHub Pages does (``/a/`` is ``a/index.html``, ``/a`` redirects to ``/a/`` when that is a
 folder), rewrites the pages' own addresses (``base_url``, and the ``origins`` a site.json
 adds) to its own, answers conditional requests with 304 and records what was asked.
@@ -71,9 +72,10 @@ class SavedSite:
 
     @property
     def partial(self) -> bool:
-        """True when some post's page was not saved (its post is expected from the lists:
-        the page answers 404, which a crawl counts as a failure)."""
-        return any(
+        """True when some post's page was not saved (the page answers 404, which a crawl
+        counts as a failure): a post of ``posts`` (expected from the lists) or of
+        ``unsaved_posts`` (known from its page only: not expected)."""
+        return bool(self.expected.get("unsaved_posts")) or any(
             self.file(urlsplit(self.base_url.rstrip("/") + post["path"]).path) is None
             for post in self.expected["posts"]
         )
