@@ -45,3 +45,27 @@ def test_the_article_body_and_not_the_themes_notices_around_it() -> None:
     content = page.fields["content"]
     assert content.startswith("如果您看到这篇文章,表示您的 blog 已经安装成功")
     assert "本文编写于" not in content and "ENJOY" not in content
+
+
+def test_a_post_whose_article_is_its_body_without_the_neighbours_excerpts() -> None:
+    # Volantis 4: the post's text sits in article#post itself, beside the meta boxes, and
+    # the neighbours' links carry a p.content excerpt each.
+    url = "https://jhin1018.github.io/2021/05/03/codeday1/"
+    page = GenericLayout.read_post(
+        saved_page("volantis-4-jhin1018", "2021/05/03/codeday1/index.html", url)
+    )
+    content = page.fields["content"]
+    assert content.startswith("# 每日一题 LeetCode 554") and "每日一题 LeetCode 7" not in content
+    assert "发布于" not in content and "本文永久链接" not in content
+    assert page.fields["published_raw"] == "2021年5月3日"  # the day is all the page shows
+    assert page.fields["tags"] == ["LeetCode"] and page.fields["categories"] == ["技术"]
+
+
+def test_the_local_time_of_a_datetime_attribute_on_any_element() -> None:
+    # Volantis 5: article:published_time in UTC, the builder's clock in a div's datetime.
+    url = "https://www.meq.me/2020/09/21/npm%E6%9B%B4%E6%96%B0%E5%8D%87%E7%BA%A7/"
+    page = GenericLayout.read_post(
+        saved_page("volantis-5-leoonlee", "2020/09/21/npm更新升级/index.html", url)
+    )
+    assert page.fields["published_raw"] == "2020-09-21T15:43:00+08:00"
+    assert page.fields.get("url", url) == url  # its canonical link is lowercased, unencoded

@@ -19,7 +19,7 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from typing import Any, ClassVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from lxml import etree
 from parsel import Selector
@@ -64,7 +64,7 @@ BODIES = (
     ".post-container",
     ".articleBody",
     "[itemprop='articleBody']",
-    "article .content",
+    "article div.content",
     "article",
     "main",
 )
@@ -83,6 +83,8 @@ CHROME = (
     ".post-tail-wrapper",
     ".post-nav",
     ".post-navigation",
+    ".prev-next",
+    ".article-meta",
     ".pagination",
     ".related-posts",
     "#related-posts",
@@ -333,7 +335,8 @@ def _in_page_offset(page: Selector, given: str) -> str:
     in the metadata, the clock in a ``datetime``), else as given."""
     if not given.endswith(("Z", "+00:00")):
         return given
-    local = f"//time/@datetime | //time/@title | //time//text() | {_META_TEXTS}"
+    # Volantis 5 writes the local time in a div's datetime attribute.
+    local = f"//*[@datetime]/@datetime | //time/@title | //time//text() | {_META_TEXTS}"
     for text in page.xpath(local).getall():
         told = in_local_offset(given, text)
         if told is not None and told != given.strip():
@@ -376,12 +379,13 @@ def _author(page: Selector, metadata: Metadata) -> str | None:
 def _canonical(page: Selector, url: str, root: str) -> str | None:
     """The page's own address when it names one inside the site (``<link rel=canonical>``):
     the same post reached by two addresses is one post. One that differs from the address
-    read only in letter case is not (Redefine lowercases it; most hosts tell case apart)."""
+    read only in letter case is not (Redefine and Volantis lowercase it; most hosts tell case
+    apart)."""
     href = page.xpath("//link[@rel='canonical']/@href").get()
     if not href:
         return None
     canonical, own = links.normalise(urljoin(url, href.strip())), links.normalise(url)
-    if canonical != own and canonical.lower() == own.lower():
+    if canonical != own and unquote(canonical).lower() == unquote(own).lower():
         return None
     return canonical if canonical.startswith(root) else None
 

@@ -5,10 +5,11 @@ A site folder holds ``files/`` (the pages byte-exact, at their paths under the s
 ``site.json`` (the repository and commit they came from, ``base_url``: the address the pages
 were rendered for, ``timezone``) and ``expected.json`` (every post of the site with its
 values, read off the pages by eye; the pages that are not posts; ``unsaved_posts``, those a
-reader can only know from their page, which was not saved). The server answers a path
-as GitHub Pages does (``/a/`` is ``a/index.html``, ``/a`` redirects to ``/a/`` when that is a
-folder), rewrites the pages' own addresses (``base_url``, and the ``origins`` a site.json
-adds) to its own, answers conditional requests with 304 and records what was asked.
+reader can only know from their page, which was not saved). The server answers a path as
+GitHub Pages does (``/a/`` is ``a/index.html``, ``/a`` redirects to ``/a/`` when that is a
+folder, else is ``a.html``), rewrites the pages' own addresses (``base_url``, and the
+``origins`` a site.json adds) to its own, answers conditional requests with 304 and records
+what was asked.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ class SavedSite:
         for candidate in (
             relative,
             f"{relative.rstrip('/')}/index.html" if relative else "index.html",
+            f"{relative}.html" if relative and not relative.endswith("/") else "",
         ):
             found = self.folder / "files" / candidate
             if candidate and found.is_file() and found.resolve().is_relative_to(self.folder):
