@@ -11,6 +11,7 @@ from scrapy.http import TextResponse
 from crawler.layouts.base import Layout
 from crawler.parsing.dates import in_local_offset
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import node_texts
 
 # Hexo's paginator; the home page's links end in "#content-inner" (pagination.pug), dropped.
@@ -82,7 +83,7 @@ class ButterflyLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = (urldefrag(h.strip()).url for h in response.css(_NEXT).getall())
-        return [h for h in dict.fromkeys(links) if h]
+        return unique(links)
 
     # The boxes after the body, listed in case a customised theme moves them in; heading
     # anchors of hexo-renderer-markdown-it ("#" links, as 5.x sites often use).

@@ -9,6 +9,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import has_class, node_texts
 
 # FixIt links each category as a.post-category; LoveIt puts plain links in span.post-category.
@@ -78,7 +79,7 @@ class FixitLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         pages = response.xpath(_NEXT).css("a::attr(href)").getall()
-        return [h for h in dict.fromkeys(h.strip() for h in pages) if h]
+        return unique(h.strip() for h in pages)
 
     # A post page (layouts/posts/single.html): the body is div#content; the TOC, featured
     # image, related posts, reward, post footer (update time, license, share, tags, prev/

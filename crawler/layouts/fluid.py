@@ -11,6 +11,7 @@ from scrapy.http import TextResponse
 from crawler.layouts.base import Layout
 from crawler.parsing.dates import in_local_offset
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import has_class, node_texts
 
 
@@ -99,7 +100,7 @@ class FluidLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = (h.partition("#")[0].strip() for h in response.css(_NEXT).getall())
-        return [h for h in dict.fromkeys(links) if h]
+        return unique(links)
 
     post_body = ".markdown-body"
     # Outside the body in the stock templates; listed for templates customised to move them in.

@@ -332,7 +332,8 @@ def _published(page: Selector, metadata: Metadata) -> str | None:
 def _in_page_offset(page: Selector, given: str) -> str:
     """A UTC time told in the offset of the local time the page prints for the same moment
     (Butterfly, Icarus: UTC in ``datetime``, the builder's clock in its ``title``; Fluid: UTC
-    in the metadata, the clock in a ``datetime``), else as given."""
+    in the metadata, the clock in a ``datetime``); exactly midnight UTC with no such clock,
+    its day alone; else as given."""
     if not given.endswith(("Z", "+00:00")):
         return given
     # Volantis 5 writes the local time in a div's datetime attribute.

@@ -9,6 +9,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import node_texts
 
 # The excerpt's blocks without the theme's "阅读全文 »" (.post-button; NexT 5 .post-more-link).
@@ -66,7 +67,7 @@ class HexoLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = response.css(".pagination a.next::attr(href), .pagination a[rel=next]::attr(href)")
-        return [h for h in dict.fromkeys(h.strip() for h in links.getall()) if h]
+        return unique(h.strip() for h in links.getall())
 
     # A post page: the same article with the whole body; tags in the footer's .post-tags,
     # the update time as time[itemprop=dateModified]. Inside the body NexT may put the

@@ -10,6 +10,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import has_class, node_texts
 
 # index.html prints `Posted by {author, else site.title} on {{ post.date | date: "%B %-d, %Y" }}`.
@@ -52,7 +53,7 @@ class HuxLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = (h.strip() for h in response.css("ul.pager li.next a::attr(href)").getall())
-        return [h for h in dict.fromkeys(links) if h]
+        return unique(links)
 
     # A post page (_layouts/post.html): the body is div.post-container, which also holds the
     # previous/next pager, the share box and the comment box; tags are in the header. Older

@@ -10,6 +10,7 @@ from scrapy.http import TextResponse
 from crawler.layouts.base import Layout
 from crawler.parsing.dates import in_local_offset
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import has_class, node_texts
 
 # A list item: its title links to the post (a post page's h1 does not).
@@ -87,7 +88,7 @@ class IcarusLayout(Layout):
 
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
-        return [h for h in dict.fromkeys(h.strip() for h in response.xpath(_NEXT).getall()) if h]
+        return unique(h.strip() for h in response.xpath(_NEXT).getall())
 
     # A post page: the same article, its whole body in div.content; after it, inside the
     # article, the licensing box, tags and share buttons; donate card, post navigation and

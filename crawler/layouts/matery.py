@@ -9,6 +9,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import has_class, node_texts
 
 # The card: a link around the cover image and span.card-title, then the summary and meta.
@@ -81,7 +82,7 @@ class MateryLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = response.css(".paging a.right[href]::attr(href)").getall()
-        return [h for h in dict.fromkeys(h.strip() for h in links) if h]
+        return unique(h.strip() for h in links)
 
     # The body holds only the post; the boxes after it are listed too, as an unclosed tag in a
     # post can make the parser nest them inside. The bb (说说) layout adds a Vue app (#app).

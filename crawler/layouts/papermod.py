@@ -10,6 +10,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import has_class, node_texts
 
 # A post of a list: an entry with the overlay link (home, sections, terms; the home-info and
@@ -88,7 +89,7 @@ class PapermodLayout(Layout):
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
         links = response.css("nav.pagination a.next::attr(href)").getall()
-        return [h for h in dict.fromkeys(h.strip() for h in links) if h]
+        return unique(h.strip() for h in links)
 
     # A post page: headings carry a hidden "#" a.anchor; TOC, cover, tags, prev/next, share
     # buttons and comments are outside the body (Chroma's line numbers go with every Hugo

@@ -10,6 +10,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import node_texts
 
 # 1.x NoteAbstractItem; 2.x PostItem; 2.x timeline rows (1.x rows link nowhere: no nodes).
@@ -135,7 +136,7 @@ class RecoLayout(Layout):
         numbered = _NUMBERED.search(response.url)
         if numbered and current < last:
             links.insert(0, _NUMBERED.sub(rf"\g<1>{current + 1}\g<3>", response.url))
-        return [h for h in dict.fromkeys(links) if h]
+        return unique(links)
 
     @classmethod
     def probe_urls(cls, response: TextResponse) -> Iterable[str]:

@@ -9,6 +9,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.xpath import node_texts
 
 # The home page (and its /page/N/) lists posts as cards; the archives page as compact rows
@@ -83,7 +84,7 @@ class StackLayout(Layout):
             following = str(int(current) + 1)
             numbered = ((a.xpath("normalize-space()").get(), a) for a in nav.css("a.page-link"))
             links = [a.attrib.get("href", "") for number, a in numbered if number == following]
-        return [h for h in dict.fromkeys(h.strip() for h in links) if h]
+        return unique(h.strip() for h in links)
 
     # A post page: article.main-article holds the same header, section.article-content (the
     # post alone: the theme adds only div.table-wrapper around tables and, from 3.25, an

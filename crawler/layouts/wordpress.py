@@ -9,6 +9,7 @@ from scrapy.http import TextResponse
 
 from crawler.layouts.base import Layout
 from crawler.parsing.loaders import PostLoader
+from crawler.parsing.processors import unique
 from crawler.parsing.terms import rel_terms
 from crawler.parsing.xpath import node_texts
 
@@ -60,7 +61,7 @@ class WordpressLayout(Layout):
 
     @classmethod
     def next_page_urls(cls, response: TextResponse) -> Iterable[str]:
-        return [h for h in dict.fromkeys(h.strip() for h in response.css(_NEXT).getall()) if h]
+        return unique(h.strip() for h in response.css(_NEXT).getall())
 
     # A post page (single.php): the body is .entry-content, where plugins append their boxes
     # (removed by their own markup, as each plugin writes it): post ratings (WP-PostRatings,
