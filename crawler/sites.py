@@ -90,18 +90,31 @@ class SiteConfig(BaseModel):
     @property
     def host(self) -> str:
         """The host name the crawl stays on."""
-        return urlsplit(self.url).hostname or ""
+        return url_host(self.url)
 
     @property
     def is_loopback(self) -> bool:
         """True for a site served on this machine (tests, samples, benchmarks)."""
-        host = self.host
-        if host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            return False
+        return is_loopback_host(self.host)
+
+
+# Asked of every site several times a run (scope, politeness, speed), for registries of
+# thousands of sites.
+@lru_cache(maxsize=65_536)
+def url_host(url: str) -> str:
+    """The host name of ``url`` (empty when it has none)."""
+    return urlsplit(url).hostname or ""
+
+
+@lru_cache(maxsize=4_096)
+def is_loopback_host(host: str) -> bool:
+    """True for ``localhost`` and the loopback addresses."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _format_errors(exc: ValidationError) -> str:

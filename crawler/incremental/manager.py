@@ -51,11 +51,19 @@ def _or_else(default: Callable[..., Any]) -> Callable[[F], F]:
     return wrap
 
 
+# Sites whose marks are cleared in one transaction, in the registry's order: a commit per
+# site would cost a long registry's unchanged run more than its conditional requests.
+START_BATCH = 100
+
+
 @dataclass
 class _SiteMemory:
     """What the manager keeps of one site while it is crawled."""
 
     incremental: bool
+    # Its mark before this run cleared it: put back if the site ends without a request
+    # (cleared with a batch, never reached).
+    was_complete: bool = False
     # Ids of the posts this run has given out, so that what is replayed or retried never
     # repeats them.
     given: set[str] = field(default_factory=set)
@@ -71,30 +79,47 @@ class IncrementalManager:
         # A feed export of the crawl (-O/-o/FEEDS) must hold every post of the site.
         self.replay = bool(crawler.settings.getdict("FEEDS"))
         self._memory: dict[str, _SiteMemory] = {}
+        self._unstarted: Iterator[SiteCrawl] | None = None
 
     def memory(self, site: SiteCrawl) -> _SiteMemory:
         found = self._memory.get(site.name)
         if found is None:
             if site.reason is not None:  # closed, its mark written: never started again
                 return _SiteMemory(incremental=False)
-            found = self._memory[site.name] = _SiteMemory(self._start(site))
+            self._start([site, *self._next_unstarted(site, START_BATCH - 1)])
+            found = self._memory.setdefault(site.name, _SiteMemory(incremental=False))
         return found
 
-    @_or_else(lambda site: False)
-    def _start(self, site: SiteCrawl) -> bool:
-        """Whether the site is read incrementally; its mark cleared until it ends complete.
-        An ``auto`` site is read by the layout the store says read it last (its start page
-        may answer 304, which says nothing), until its start page says otherwise."""
-        if not site.resolved:
-            found = self.store.site_layout(site.name)
-            if found in layouts():
-                site.read_by(get_layout(found))
-        incremental = not site.full and self.store.crawl_complete(site.name)
-        # Durable before any page of the site is read: a run killed midway leaves the site
+    def _next_unstarted(self, site: SiteCrawl, number: int) -> list[SiteCrawl]:
+        """Up to ``number`` sites after ``site`` in the registry's order not started yet."""
+        if self._unstarted is None:  # the sites as the spider made them, once
+            self._unstarted = iter(list(self.sites))
+        found: list[SiteCrawl] = []
+        while len(found) < number:
+            other = next(self._unstarted, None)
+            if other is None:
+                break
+            if other is not site and other.name not in self._memory and other.reason is None:
+                found.append(other)
+        return found
+
+    @_or_else(lambda sites: None)
+    def _start(self, sites: list[SiteCrawl]) -> None:
+        """Whether each site is read incrementally (its memory); their marks cleared until
+        each ends complete. An ``auto`` site is read by the layout the store says read it
+        last (its start page may answer 304, which says nothing), until its start page
+        says otherwise."""
+        for site in sites:
+            if not site.resolved:
+                found = self.store.site_layout(site.name)
+                if found in layouts():
+                    site.read_by(get_layout(found))
+            was_complete = self.store.crawl_complete(site.name)
+            self.store.set_crawl_complete(site.name, False)
+            self._memory[site.name] = _SiteMemory(not site.full and was_complete, was_complete)
+        # Durable before any page of these sites is read: a run killed midway leaves them
         # to be read whole next time, whatever it recorded.
-        self.store.set_crawl_complete(site.name, False)
         self.store.flush()
-        return incremental
 
     def given(self, site: SiteCrawl, post_id: str) -> None:
         self.memory(site).given.add(post_id)
@@ -217,13 +242,14 @@ class IncrementalManager:
         # what it gave (a long registry without -O keeps nothing of a closed site).
         memory = self._memory.get(site.name) if self.replay else self._memory.pop(site.name, None)
         if memory is not None:
-            self._mark(site)
+            self._mark(site, memory)
 
-    @_or_else(lambda site: None)
-    def _mark(self, site: SiteCrawl) -> None:
+    @_or_else(lambda site, memory: None)
+    def _mark(self, site: SiteCrawl, memory: _SiteMemory) -> None:
         # Committed with the next batch or at the end: a mark lost with a crash only makes
         # the next run read the site whole.
-        self.store.set_crawl_complete(site.name, site.complete)
+        reached = site.started is not None
+        self.store.set_crawl_complete(site.name, site.complete if reached else memory.was_complete)
         if site.config.layout == "auto" and site.resolved:
             self.store.set_site_layout(site.name, site.layout.name)
 

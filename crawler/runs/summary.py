@@ -246,8 +246,8 @@ def write_summary(
     has to say beyond its sites (``crawlall --scrapyd``: the nodes left out or lost);
     ``stats``: the crawl's Scrapy stats (a crawl in this process).
 
-    Written a site at a time: a registry of thousands of sites never holds its whole
-    summary as one string."""
+    Written a site at a time, a line each: a registry of thousands of sites never holds
+    its whole summary as one string (and json's indenting encoder is pure Python)."""
     head = json.dumps(
         {
             "run_id": run_id,
@@ -269,11 +269,7 @@ def write_summary(
     with AtomicFile(path) as file:
         file.write(head[: -len("\n}")].encode() + b',\n  "sites": [')
         for index, summary in enumerate(summaries):
-            site = json.dumps(
-                summary.as_dict() | {"healthy": summary.healthy}, ensure_ascii=False, indent=2
-            )
-            # Indented as a member of the list (JSON strings hold no raw line breaks).
-            file.write(("," if index else "").encode() + b"\n    ")
-            file.write(site.replace("\n", "\n    ").encode())
+            site = json.dumps(summary.as_dict() | {"healthy": summary.healthy}, ensure_ascii=False)
+            file.write(("," if index else "").encode() + b"\n    " + site.encode())
         file.write(b"\n  ]" if summaries else b"]")
         file.write(b"," + tail[len("{") :].encode() + b"\n")
