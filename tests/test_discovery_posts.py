@@ -227,7 +227,7 @@ def test_a_vuepress_post_of_an_article_element_and_a_time() -> None:
     html = '<main><article><h1>Vue</h1><div class="theme-hope-content">正文</div></article></main>'
     found = evidence(html, "https://blog.example.cn/blogs/frontend/2021/vue.html")
     assert found.is_post
-    assert found.reasons == ("an <article>", "a publication time")
+    assert found.reasons == ("an <article>", "a dated address", "a publication time")
 
 
 def test_a_theme_that_says_nothing_is_recognised_by_a_dated_address() -> None:
@@ -235,6 +235,24 @@ def test_a_theme_that_says_nothing_is_recognised_by_a_dated_address() -> None:
     found = evidence(html, "https://blog.example.cn/2023/01/19/slug/")
     assert found.is_post
     assert found.reasons == ("a dated address", "a publication time")
+
+
+@pytest.mark.parametrize(
+    ("url", "dated"),
+    [
+        ("https://blog.example.cn/2023/44339.html", True),  # Hexo :year/:abbrlink.html
+        ("https://blog.example.cn/2023/01/slug/", True),
+        ("https://blog.example.cn/2023/index.html", False),  # a year's archive
+        ("https://blog.example.cn/2023/", False),
+        ("https://blog.example.cn/2023/slug/", False),
+        ("https://blog.example.cn/posts/44339.html", False),
+    ],
+)
+def test_a_dated_address(url: str, dated: bool) -> None:
+    html = '<div class="post-content keep-markdown-body"><p>正文……</p></div>'  # Hexo Keep 4
+    found = evidence(html, url)
+    assert ("a dated address" in found.reasons) is dated
+    assert found.is_post is dated
 
 
 def test_a_page_that_claims_nothing_is_no_post_even_with_a_time() -> None:

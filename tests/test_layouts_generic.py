@@ -69,3 +69,32 @@ def test_the_local_time_of_a_datetime_attribute_on_any_element() -> None:
     )
     assert page.fields["published_raw"] == "2020-09-21T15:43:00+08:00"
     assert page.fields.get("url", url) == url  # its canonical link is lowercased, unencoded
+
+
+def test_a_day_printed_alone_beside_its_local_midnight_in_utc_and_terms_without_links() -> None:
+    # vuepress-theme-hope 1 writes the front matter's "2022-5-14" as local midnight in UTC
+    # (article:published_time 2022-05-13T16:00:00.000Z) and prints the day alone; its tags
+    # and category are spans made clickable by script.
+    url = "https://wainblog.netlify.app/notes/algorithm/Leetcode-370/"
+    page = GenericLayout.read_post(
+        saved_page("hope-1-devinwain", "notes/algorithm/Leetcode-370/index.html", url)
+    )
+    assert page.is_post
+    assert page.fields["published_raw"] == "2022-05-14"
+    assert page.fields["tags"] == ["Leetcode", "数组"]
+    assert page.fields["categories"] == ["Algorithm"]
+    assert page.fields["content"].startswith("# Leetcode-370.区间加法——差分数组java")
+    assert "About 1 min" not in page.fields["content"]
+
+
+def test_a_section_index_is_no_post_but_lists_its_posts() -> None:
+    # hope 1's section README pages carry og:type article and no date: the sidebar links
+    # of /develop/ are the only way to the posts under it.
+    url = "https://wainblog.netlify.app/develop/"
+    response = saved_page("hope-1-devinwain", "develop/index.html", url)
+    assert not GenericLayout.read_post(response).is_post
+    found = {item["url"] for item in GenericLayout.extract(response)}
+    assert (
+        "https://wainblog.netlify.app/develop/hm-play/Handmack-Play%E6%92%AD%E6%94%BE%E5%99%A8/"
+        in found
+    )

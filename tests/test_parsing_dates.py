@@ -96,7 +96,12 @@ CASES: list[tuple[str | None, datetime, str | None, str | None]] = [
     ("二〇二六年十月四日", NOW, "2026-10-04T00:00:00+08:00", DAY),
     ("二零二六年十二月三十一日", NOW, "2026-12-31T00:00:00+08:00", DAY),
     ("十月四日", NOW, "2026-10-04T00:00:00+08:00", DAY),
+    # --- a Unix time (Pagefind's date metadata: JavaScript milliseconds): in the site's zone ---
+    ("1780016400000", NOW, "2026-05-29T09:00:00+08:00", SECOND),
+    ("1772113572", NOW, "2026-02-26T21:46:12+08:00", SECOND),
     # --- not a date ---
+    ("0000000001", NOW, None, None),  # ten digits, but before 2000: a count, an id
+    ("9999999999999", NOW, None, None),
     ("阅读(8)", NOW, None, None),
     ("130 浏览", NOW, None, None),
     ("0 点赞", NOW, None, None),

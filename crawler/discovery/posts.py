@@ -26,7 +26,11 @@ from crawler.discovery.links import CANDIDATE, kind_of, normalise
 logger = logging.getLogger(__name__)
 
 ARTICLE_TYPES = {"blogposting", "article", "techarticle", "newsarticle", "posting", "report"}
-_DATED_URL = re.compile(r"/(?:19|20)\d{2}/\d{1,2}/(?:\d{1,2}/)?[^/]+")
+# /2023/01/19/slug/, /2023/01/slug/, and a page file right under the year (/2023/44339.html:
+# Hexo's :year/:abbrlink.html permalinks, VuePress reco's /blogs/<category>/2021/slug.html).
+_DATED_URL = re.compile(
+    r"/(?:19|20)\d{2}/(?:\d{1,2}/(?:\d{1,2}/)?[^/]+|(?!index\.html?$)[^/]+\.html?$)"
+)
 # Headings that link to other pages of the site (a link in a heading, or a card: a link
 # around one, as Hugo Stack's archives): a list of posts shows one per post.
 _LISTED = (

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import UTC
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as clock_time
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
 from typing import Any, ClassVar
@@ -60,6 +61,7 @@ BODIES = (
     ".article-entry",
     ".entry-content",
     ".theme-hope-content",
+    ".theme-default-content",  # VuePress 1's default theme, vuepress-theme-hope 1
     ".vp-doc",
     ".post-container",
     ".articleBody",
@@ -77,6 +79,7 @@ CHROME = (
     ".post-license",
     ".reward",
     ".post-reward",
+    ".post-aging-tips",  # Hexo Keep 4: "本文距离上次更新已过去 N 天"
     ".social-share",
     ".share",
     ".post-tags",
@@ -113,6 +116,11 @@ _UPDATED_TEXTS = (
 _PRINTED_DATE = re.compile(
     r"(?:19|20)\d{2}[-/.年]\s*\d{1,2}[-/.月]\s*\d{1,2}日?(?:[ T]+\d{1,2}:\d{2}(?::\d{2})?)?"
 )
+# A day printed alone (no time of day), as a theme's meta line writes the front matter's date.
+_PRINTED_DAY = re.compile(r"((?:19|20)\d{2})[-/.年]\s*(\d{1,2})[-/.月]\s*(\d{1,2})日?")
+# Tags and categories that themes print without links (clickable by script only): (tags,
+# categories). vuepress-theme-hope 1: the page-info spans of PageInfo.
+THEME_TERMS = ((".page-info ul.tags-wrapper > li.tag", ".page-info .category-info > span"),)
 # "Title | Site" or "Title - Site" in <title>.
 _SITE_SUFFIX = re.compile(r"\s+[|\-–—·]\s+[^|\-–—·]+$")
 
@@ -345,7 +353,34 @@ def _in_page_offset(page: Selector, given: str) -> str:
     # A day with no time of day, as VuePress and Hugo write one: midnight UTC, the day the
     # author wrote (in the site's time zone).
     day = _UTC_MIDNIGHT.fullmatch(given.strip())
-    return day.group(1) if day else given
+    if day:
+        return day.group(1)
+    return _printed_midnight(page, given) or given
+
+
+def _printed_day(page: Selector) -> date | None:
+    """The day the post's meta line prints alone (no clock after it), if any."""
+    for text in page.xpath(_META_TEXTS).getall():
+        found = _PRINTED_DAY.search(text)
+        if found and not re.match(r"[ T]*\d{1,2}:\d{2}", text[found.end() :]):
+            try:
+                return date(int(found[1]), int(found[2]), int(found[3]))
+            except ValueError:
+                continue
+    return None
+
+
+def _printed_midnight(page: Selector, given: str) -> str | None:
+    """The printed day, when the UTC instant is that day's midnight at some offset: a
+    front matter's date alone, built as local midnight and written in UTC (vuepress-theme-
+    hope 1: ``2022-05-13T16:00:00.000Z`` beside "2022-5-14")."""
+    moment, day = iso_instant(given.strip().replace("Z", "+00:00")), _printed_day(page)
+    if moment is None or day is None:
+        return None
+    midnight = datetime.combine(day, clock_time(), UTC)
+    offset = midnight - moment.astimezone(UTC)
+    within = timedelta(hours=-14) <= offset <= timedelta(hours=14)
+    return day.isoformat() if within and offset % timedelta(minutes=15) == timedelta(0) else None
 
 
 def _updated(page: Selector, metadata: Metadata, published: str | None) -> str | None:
@@ -430,6 +465,9 @@ def _terms(
     linked = path_terms(scope, root)
     tags = shown.tags or linked.tags
     categories = shown.categories or linked.categories
+    for tag_css, category_css in THEME_TERMS:
+        tags = tags or page.css(tag_css).xpath("normalize-space()").getall()
+        categories = categories or page.css(category_css).xpath("normalize-space()").getall()
     if not tags:
         tags = meta_tags(page)
     if not categories:

@@ -416,12 +416,27 @@ def _fallback(text: str, timezone: str, now: datetime, zone: tzinfo) -> ParsedDa
     return ParsedDate(datetime(value.year, value.month, value.day, tzinfo=zone), PRECISION_DAY)
 
 
+# A Unix time in seconds, or in milliseconds as JavaScript writes one (Pagefind's ``date``
+# metadata of VitePress themes): an instant, told in the site's zone.
+_EPOCH = re.compile(r"\d{10}|\d{13}")
+_EPOCH_RANGE = (946_684_800, 4_102_444_800)  # 2000 to 2100: other ten-digit numbers are no time
+
+
+def _epoch(text: str, zone: tzinfo) -> ParsedDate | None:
+    seconds = int(text) / 1000 if len(text) == 13 else int(text)
+    if not _EPOCH_RANGE[0] <= seconds < _EPOCH_RANGE[1]:
+        return None
+    return ParsedDate(datetime.fromtimestamp(seconds, zone), PRECISION_SECOND)
+
+
 def _parse(text: str, timezone: str, now: datetime | None) -> ParsedDate | None:
     """parse_date without the exception guard: fast paths in turn, then dateparser."""
     text = text.strip()
     if not text or len(text) > MAX_TEXT_LEN:
         return None
     zone = _zone(timezone)
+    if _EPOCH.fullmatch(text):
+        return _epoch(text, zone)
 
     # Most frequent first; the Chinese regex only runs when its key character is there.
     result = _absolute(_NUMERIC_ONLY, text, zone)

@@ -258,6 +258,9 @@ class BlogSpider(scrapy.Spider):
                 self.sites.count(site.name, "discovery/not_posts")
                 self.sites.expect_items(site, -1)
                 logger.debug("%s: %s is no post (%s)", site.name, response.url, page.evidence)
+                # A section's index (VuePress, docs-like blogs) may be the only page that
+                # links its posts: its links are followed as a list page's.
+                yield from self.read_list_page(site, response)
                 return
             if item.get("discovered"):
                 self.sites.count(site.name, "layout/posts_extracted")

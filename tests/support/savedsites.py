@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from w3lib.url import safe_url_string
+
 _TYPES = {
     ".html": "text/html; charset=utf-8",
     ".xml": "application/xml; charset=utf-8",
@@ -123,6 +125,15 @@ class SavedSiteServer(ThreadingHTTPServer):
             if url.startswith(origin):
                 return self.origin + url[len(origin) :]
         return url
+
+    def posts(self, key: str = "posts") -> dict[str, dict[str, Any]]:
+        """The site's expected posts (``unsaved_posts``: those whose page was not saved) by
+        their address as served here, percent-encoded as a crawl exports it."""
+        base = self.site.base_url.rstrip("/")
+        return {
+            safe_url_string(self.local(base + post["path"])): post
+            for post in self.site.expected.get(key, [])
+        }
 
     def body(self, path: Path) -> bytes:
         data = path.read_bytes()
