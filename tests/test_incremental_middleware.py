@@ -19,6 +19,7 @@ from support.project import make_post, project_crawler
 
 from crawler.incremental.middleware import IncrementalMiddleware
 from crawler.items import PostItem
+from crawler.sites import SiteConfig
 from crawler.spiders.blogs import (  # type: ignore[attr-defined]
     BlogSpider,
     CardsSpider,
@@ -233,3 +234,33 @@ def test_read_before_names_the_pages_an_earlier_run_read_unless_the_run_is_full(
     assert not middleware.manager.read_before(site, "https://blog.example.cn/posts/9/")
     site.full = True  # a full run reads everything again
     assert not middleware.manager.read_before(site, "https://blog.example.cn/about/")
+
+
+def test_sites_start_in_batches_and_one_never_reached_gets_its_mark_back(tmp_path: Path) -> None:
+    crawler = project_crawler(HuxSpider, OUTPUT_DIR=str(tmp_path))
+    configs = [SiteConfig(name=f"blog{n}", layout="hux", url=f"{URL}{n}/") for n in range(3)]
+    spider = HuxSpider.from_crawler(crawler, sites=configs)
+    crawler.spider = spider
+    crawler.engine = SimpleNamespace(crawl=lambda request: None)  # type: ignore[assignment]
+    middleware = IncrementalMiddleware.from_crawler(crawler)
+    store = crawler_store(crawler)
+    for name, complete in (("blog0", True), ("blog1", False), ("blog2", True)):
+        store.set_crawl_complete(name, complete)
+    store.flush()
+    sites = SiteCrawls.of(crawler)
+    first, second, third = (sites.get(config.name) for config in configs)
+    assert first is not None and second is not None and third is not None
+
+    request = spider.list_request(first, first.config.url, start_page=True)
+    middleware.manager.conditional(request)
+    # The first site's start cleared the marks of the next ones too, in one transaction,
+    # each site keeping what its mark said.
+    assert not any(store.crawl_complete(config.name) for config in configs)
+    memories = [middleware.manager.memory(site) for site in (first, second, third)]
+    assert [memory.incremental for memory in memories] == [True, False, True]
+
+    sites.answered(request)  # the first site is read and ends complete
+    sites.close_all("shutdown")  # the run stops before the others made a request
+    assert store.crawl_complete("blog0")
+    assert not store.crawl_complete("blog1")  # never complete: read whole next time
+    assert store.crawl_complete("blog2")  # not reached: as it was
