@@ -84,6 +84,9 @@ def test_normalise_is_idempotent() -> None:
         "article/",  # VuePress hope's article list
         "articles/",
         "notes/",
+        "archives.html",  # a site saved with its pages as files (Halo through a site copier)
+        "categories.html",
+        "tags/zk.html",
     ],
 )
 def test_pages_that_list_posts_are_hubs(path: str) -> None:
@@ -114,7 +117,7 @@ def test_pages_that_may_be_posts_are_candidates(path: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["?p=123", "?page_id=7", "archives/123/", "archives/hello-world"],
+    ["?p=123", "?page_id=7", "archives/123/", "archives/hello-world", "archives/hello-halo.html"],
 )
 def test_posts_of_wordpress_typecho_and_halo_default_permalinks_are_candidates(path: str) -> None:
     assert kind_of(ROOT + path, ROOT) == CANDIDATE
@@ -149,6 +152,8 @@ def test_posts_of_wordpress_typecho_and_halo_default_permalinks_are_candidates(p
         "https://blog.example.cn/wp-admin/",
         "https://blog.example.cn/cdn-cgi/l/email-protection",
         "https://blog.example.cn/guestbook/",
+        "https://blog.example.cn/about.html",
+        "https://blog.example.cn/s/about.html",  # Halo 1's custom pages (sheets)
         "https://other.example.cn/2023/01/19/slug/",  # another host
         "http://blog.example.cn.evil.cn/2023/01/19/slug/",
         "https://github.com/someone",

@@ -98,3 +98,16 @@ def test_a_section_index_is_no_post_but_lists_its_posts() -> None:
         "https://wainblog.netlify.app/develop/hm-play/Handmack-Play%E6%92%AD%E6%94%BE%E5%99%A8/"
         in found
     )
+
+
+def test_halo_joe2_its_heading_terms_and_a_picture_for_a_body() -> None:
+    # Halo 1 with joe2.0, saved by a site copier: og:title "Post – Site", every page's
+    # canonical the home page, <time datetime="09/18"> (no year; the day is in the text),
+    # the category above the heading and the tags below the body, a body of one picture.
+    url = "http://localhost:8090/archives/hello-halo.html"
+    page = GenericLayout.read_post(saved_page("halo-1-carypan01", "archives/hello-halo.html", url))
+    assert page.is_post and page.fields.get("url", url) == url
+    assert page.fields["title"] == "ZKSync中国站"
+    assert page.fields["published_raw"] == "2022-09-18"
+    assert page.fields["tags"] == ["ZK"] and page.fields["categories"] == ["默认分类"]
+    assert "版权归属" not in page.fields["content"]

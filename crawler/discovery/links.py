@@ -27,13 +27,15 @@ _LIST_ROOTS = frozenset(
 _ARCHIVES = frozenset(["archives", "archive"])
 # A section's own list (``/posts/``), when it is the whole path.
 _SECTIONS = frozenset(["posts", "post", "blog", "blogs", "articles", "article", "notes"])
-# The first path segment of pages that are neither posts nor lists of them.
+# The first path segment of pages that are neither posts nor lists of them (Halo 1 serves
+# its custom pages, about and links, under /s/).
 _OTHER_WORDS = """
     about about-me aboutme links link friends friend search 404 404.html feed rss atom sitemap
     comments
     comment login admin wp-admin wp-login.php wp-json xmlrpc.php cdn-cgi assets static css js
     img images fonts lib libs vendor uploads wp-content wp-includes message guestbook donate
     resume cv
+    s
 """
 _OTHER_ROOTS = frozenset(_OTHER_WORDS.split())
 _ASSET = re.compile(
@@ -42,6 +44,7 @@ _ASSET = re.compile(
     re.IGNORECASE,
 )
 _NUMBER = re.compile(r"^\d+$")
+_PAGE_FILE = re.compile(r"\.html?$")
 _JEKYLL_PAGE = re.compile(r"^page\d+$")  # jekyll-paginate: /page2/
 _YEAR, _MONTH = re.compile(r"^\d{4}$"), re.compile(r"^\d{1,2}$")
 _PAGINATED = re.compile(r"(?:^|&)(?:page|paged)=\d+(?:&|$)")
@@ -75,9 +78,11 @@ def kind_of(url: str, site_root: str) -> str:
         # The home page; WordPress's plain permalinks (?p=123, ?page_id=…) are its pages.
         return CANDIDATE if _PLAIN_PERMALINK.search(parts.query) else HUB
     first = segments[0]
-    if first in _LIST_ROOTS or _JEKYLL_PAGE.match(first):
+    # A site saved or served with its pages as files says the same (/archives.html, /about.html).
+    word = _PAGE_FILE.sub("", first)
+    if word in _LIST_ROOTS or _JEKYLL_PAGE.match(first):
         return HUB
-    if first in _ARCHIVES:
+    if word in _ARCHIVES:
         rest = segments[1:]
         dated = bool(rest) and len(rest[0]) == 4 and all(_NUMBER.match(s) for s in rest)
         return HUB if not rest or dated or rest[0] == "page" else CANDIDATE
@@ -85,9 +90,9 @@ def kind_of(url: str, site_root: str) -> str:
         return HUB  # /page/2/, /posts/page/2/, /tags/x/page/2/
     if _YEAR.match(first) and all(_MONTH.match(s) for s in segments[1:2]) and len(segments) <= 2:
         return HUB  # /2024/, /2024/05/: date archives
-    if len(segments) == 1 and first in _SECTIONS:
+    if len(segments) == 1 and word in _SECTIONS:
         return HUB
-    if first in _OTHER_ROOTS:
+    if word in _OTHER_ROOTS:
         return SKIP
     return CANDIDATE
 

@@ -116,11 +116,16 @@ _UPDATED_TEXTS = (
 _PRINTED_DATE = re.compile(
     r"(?:19|20)\d{2}[-/.年]\s*\d{1,2}[-/.月]\s*\d{1,2}日?(?:[ T]+\d{1,2}:\d{2}(?::\d{2})?)?"
 )
+_YEAR = re.compile(r"(?:19|20)\d{2}")
 # A day printed alone (no time of day), as a theme's meta line writes the front matter's date.
 _PRINTED_DAY = re.compile(r"((?:19|20)\d{2})[-/.年]\s*(\d{1,2})[-/.月]\s*(\d{1,2})日?")
-# Tags and categories that themes print without links (clickable by script only): (tags,
-# categories). vuepress-theme-hope 1: the page-info spans of PageInfo.
-THEME_TERMS = ((".page-info ul.tags-wrapper > li.tag", ".page-info .category-info > span"),)
+# Tags and categories of themes where the standards find none: (tags, categories).
+# vuepress-theme-hope 1: the page-info spans of PageInfo, clickable by script only.
+THEME_TERMS = (
+    (".page-info ul.tags-wrapper > li.tag", ".page-info .category-info > span"),
+    # Halo's joe2.0: linked, but above and below the post's heading and body.
+    (".joe_detail__operate-tags > a", ".joe_detail__category > a"),
+)
 # "Title | Site" or "Title - Site" in <title>.
 _SITE_SUFFIX = re.compile(r"\s+[|\-–—·]\s+[^|\-–—·]+$")
 
@@ -287,7 +292,7 @@ def _first(*values: Any) -> str | None:
 def _title(page: Selector, metadata: Metadata, body: etree._Element | None) -> str | None:
     """The structured data's headline (not the site's name), else the post's heading when
     ``<title>`` agrees, else ``<title>`` less the site's name (a heading inside the body is
-    the body's own)."""
+    the body's own); a headline that is the heading and the site's name is the heading."""
     site_name = metadata.og("og:site_name")
     found = _first(
         *(
@@ -300,14 +305,16 @@ def _title(page: Selector, metadata: Metadata, body: etree._Element | None) -> s
             if _first(value) != site_name  # a theme that gives every page the site's name
         )
     )
-    if found:
-        return found
     inside = set(body.iter()) if body is not None else set()
     headings = [
         clean_text(string_value(heading))
         for heading in node_elements(page, "//h1")
         if heading not in inside
     ]
+    if found:
+        # Halo's joe2.0: og:title "Post – Site" beside <h1>Post</h1>.
+        short = _SITE_SUFFIX.sub("", found)
+        return short if short != found and short in headings else found
     title = clean_text(page.xpath("string(//title)").get())
     title = _SITE_SUFFIX.sub("", title) if title else None
     for heading in headings:
@@ -329,7 +336,9 @@ def _published(page: Selector, metadata: Metadata) -> str | None:
     if given:
         return _in_page_offset(page, given)
     for time in node_elements(page, "(//article//time | //main//time | //time)[@datetime]"):
-        return _in_page_offset(page, str(time.get("datetime")))
+        value = str(time.get("datetime"))
+        if _YEAR.search(value):  # Halo's joe2.0 writes datetime="09/18": no date to read
+            return _in_page_offset(page, value)
     for text in page.xpath(_META_TEXTS).getall():
         found = _PRINTED_DATE.search(text)
         if found:
@@ -416,22 +425,24 @@ def _canonical(page: Selector, url: str, root: str) -> str | None:
     """The page's own address when it names one inside the site (``<link rel=canonical>``):
     the same post reached by two addresses is one post. One that differs from the address
     read only in letter case is not (Redefine and Volantis lowercase it; most hosts tell case
-    apart)."""
+    apart), nor the home page named by every page."""
     href = page.xpath("//link[@rel='canonical']/@href").get()
     if not href:
         return None
     canonical, own = links.normalise(urljoin(url, href.strip())), links.normalise(url)
     if canonical != own and unquote(canonical).lower() == unquote(own).lower():
         return None
+    if canonical == root != own:  # every page naming the home page (Halo's joe2.0)
+        return None
     return canonical if canonical.startswith(root) else None
 
 
 def _body_node(page: Selector) -> etree._Element | None:
-    """The first of :data:`BODIES` that holds text (an empty search-result box may share
-    the body's class)."""
+    """The first of :data:`BODIES` that holds text or an image (an empty search-result box
+    may share the body's class; a post may be one picture)."""
     for selector in BODIES:
         for found in page.css(selector):
-            if found.xpath("normalize-space()").get():
+            if found.xpath("normalize-space()").get() or found.xpath(".//img[@src]"):
                 element = found.root
                 return element if isinstance(element, etree._Element) else None
     return None
