@@ -111,3 +111,16 @@ def test_halo_joe2_its_heading_terms_and_a_picture_for_a_body() -> None:
     assert page.fields["published_raw"] == "2022-09-18"
     assert page.fields["tags"] == ["ZK"] and page.fields["categories"] == ["默认分类"]
     assert "版权归属" not in page.fields["content"]
+
+
+def test_typecho_handsome_its_spaced_date_sidebar_tags_and_copyright() -> None:
+    # handsome 6 prints "2019 年 12 月 07 日" (spaces around 年 and 月) in time.meta-value,
+    # a post's tags only in the sidebar's tag widget, and its copyright inside the body.
+    url = "https://4o5.xyz/archives/22/"
+    page = GenericLayout.read_post(
+        saved_page("typecho-handsome-6-louiseshen", "archives/22/index.html", url)
+    )
+    assert page.is_post
+    assert page.fields["published_raw"] == "2019 年 01 月 05 日"
+    assert page.fields["tags"] == ["数学"]
+    assert "版权属于" not in page.fields["content"]

@@ -80,6 +80,7 @@ CHROME = (
     ".reward",
     ".post-reward",
     ".post-aging-tips",  # Hexo Keep 4: "本文距离上次更新已过去 N 天"
+    ".content-copyright",  # Typecho handsome
     ".social-share",
     ".share",
     ".post-tags",
@@ -114,17 +115,20 @@ _UPDATED_TEXTS = (
 )
 # A printed date, with its time when there is one: 2023-01-13 19:35:44, 2023/1/13, 2023年1月13日.
 _PRINTED_DATE = re.compile(
-    r"(?:19|20)\d{2}[-/.年]\s*\d{1,2}[-/.月]\s*\d{1,2}日?(?:[ T]+\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"(?:19|20)\d{2}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}(?:\s*日)?"
+    r"(?:[ T]+\d{1,2}:\d{2}(?::\d{2})?)?"
 )
 _YEAR = re.compile(r"(?:19|20)\d{2}")
 # A day printed alone (no time of day), as a theme's meta line writes the front matter's date.
-_PRINTED_DAY = re.compile(r"((?:19|20)\d{2})[-/.年]\s*(\d{1,2})[-/.月]\s*(\d{1,2})日?")
+_PRINTED_DAY = re.compile(r"((?:19|20)\d{2})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?:\s*日)?")
 # Tags and categories of themes where the standards find none: (tags, categories).
 # vuepress-theme-hope 1: the page-info spans of PageInfo, clickable by script only.
-THEME_TERMS = (
+THEME_TERMS: tuple[tuple[str, str | None], ...] = (
     (".page-info ul.tags-wrapper > li.tag", ".page-info .category-info > span"),
     # Halo's joe2.0: linked, but above and below the post's heading and body.
     (".joe_detail__operate-tags > a", ".joe_detail__category > a"),
+    # Typecho handsome: a post's tags in the sidebar's tag widget (its category is linked).
+    ("#sidebar .widget_tag_cloud .post-tags > a", None),
 )
 # "Title | Site" or "Title - Site" in <title>.
 _SITE_SUFFIX = re.compile(r"\s+[|\-–—·]\s+[^|\-–—·]+$")
@@ -478,7 +482,8 @@ def _terms(
     categories = shown.categories or linked.categories
     for tag_css, category_css in THEME_TERMS:
         tags = tags or page.css(tag_css).xpath("normalize-space()").getall()
-        categories = categories or page.css(category_css).xpath("normalize-space()").getall()
+        if category_css and not categories:
+            categories = page.css(category_css).xpath("normalize-space()").getall()
     if not tags:
         tags = meta_tags(page)
     if not categories:
