@@ -34,10 +34,10 @@ POSTS = [("/posts/1", "第一篇"), ("/posts/2", "第二篇")]
 
 
 def setup(
-    tmp_path: Path, spidercls: type[BlogSpider] = HuxSpider
+    tmp_path: Path, spidercls: type[BlogSpider] = HuxSpider, **arguments: Any
 ) -> tuple[Crawler, BlogSpider, IncrementalMiddleware]:
     crawler = project_crawler(spidercls, OUTPUT_DIR=str(tmp_path))
-    spider = spidercls.from_crawler(crawler, url=URL)
+    spider = spidercls.from_crawler(crawler, **(arguments or {"url": URL}))
     crawler.spider = spider
     scheduled: list[Request] = []
     crawler.engine = SimpleNamespace(crawl=scheduled.append)  # type: ignore[assignment]
@@ -237,12 +237,8 @@ def test_read_before_names_the_pages_an_earlier_run_read_unless_the_run_is_full(
 
 
 def test_sites_start_in_batches_and_one_never_reached_gets_its_mark_back(tmp_path: Path) -> None:
-    crawler = project_crawler(HuxSpider, OUTPUT_DIR=str(tmp_path))
     configs = [SiteConfig(name=f"blog{n}", layout="hux", url=f"{URL}{n}/") for n in range(3)]
-    spider = HuxSpider.from_crawler(crawler, sites=configs)
-    crawler.spider = spider
-    crawler.engine = SimpleNamespace(crawl=lambda request: None)  # type: ignore[assignment]
-    middleware = IncrementalMiddleware.from_crawler(crawler)
+    crawler, spider, middleware = setup(tmp_path, sites=configs)
     store = crawler_store(crawler)
     for name, complete in (("blog0", True), ("blog1", False), ("blog2", True)):
         store.set_crawl_complete(name, complete)

@@ -114,13 +114,12 @@ _UPDATED_TEXTS = (
     "[not(ancestor::footer or ancestor::aside or ancestor::nav)]//text()[normalize-space()]"
 )
 # A printed date, with its time when there is one: 2023-01-13 19:35:44, 2023/1/13, 2023年1月13日.
+# Its day in groups 1 to 3, its time of day (when printed) in ``clock``.
 _PRINTED_DATE = re.compile(
-    r"(?:19|20)\d{2}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}(?:\s*日)?"
-    r"(?:[ T]+\d{1,2}:\d{2}(?::\d{2})?)?"
+    r"((?:19|20)\d{2})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?:\s*日)?"
+    r"(?P<clock>[ T]+\d{1,2}:\d{2}(?::\d{2})?)?"
 )
 _YEAR = re.compile(r"(?:19|20)\d{2}")
-# A day printed alone (no time of day), as a theme's meta line writes the front matter's date.
-_PRINTED_DAY = re.compile(r"((?:19|20)\d{2})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})(?:\s*日)?")
 # Tags and categories of themes where the standards find none: (tags, categories).
 # vuepress-theme-hope 1: the page-info spans of PageInfo, clickable by script only.
 THEME_TERMS: tuple[tuple[str, str | None], ...] = (
@@ -372,10 +371,11 @@ def _in_page_offset(page: Selector, given: str) -> str:
 
 
 def _printed_day(page: Selector) -> date | None:
-    """The day the post's meta line prints alone (no clock after it), if any."""
+    """The day the post's meta line prints alone (no time of day), as a theme writes a
+    front matter's date, if any."""
     for text in page.xpath(_META_TEXTS).getall():
-        found = _PRINTED_DAY.search(text)
-        if found and not re.match(r"[ T]*\d{1,2}:\d{2}", text[found.end() :]):
+        found = _PRINTED_DATE.search(text)
+        if found and not found["clock"]:
             try:
                 return date(int(found[1]), int(found[2]), int(found[3]))
             except ValueError:

@@ -34,10 +34,15 @@ def site_data(response: TextResponse) -> dict[str, Any]:
     return {}
 
 
+def _blog(data: dict[str, Any]) -> dict[str, Any]:
+    """The theme's configuration (``themeConfig.blog``)."""
+    blog = (data.get("themeConfig") or {}).get("blog")
+    return blog if isinstance(blog, dict) else {}
+
+
 def _pages(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The theme's index of the site's pages (``themeConfig.blog.pagesData``)."""
-    blog = (data.get("themeConfig") or {}).get("blog") or {}
-    pages = blog.get("pagesData") if isinstance(blog, dict) else None
+    pages = _blog(data).get("pagesData")
     return [page for page in pages or () if isinstance(page, dict) and page.get("route")]
 
 
@@ -74,6 +79,11 @@ def _tags(meta: dict[str, Any]) -> list[str]:
         return _terms(meta["tags"])
     categories = set(_terms(meta.get("categories")))
     return [term for term in _terms(meta.get("tag")) if term not in categories]
+
+
+def _add_terms(loader: PostLoader, meta: dict[str, Any]) -> None:
+    loader.add_value("tags", _tags(meta))
+    loader.add_value("category", _terms(meta.get("categories")))
 
 
 def _own_route(response: TextResponse, data: dict[str, Any]) -> str:
@@ -116,7 +126,7 @@ class SugaratLayout(Layout):
     @classmethod
     def extract(cls, response: TextResponse) -> list[PostItem]:
         data = site_data(response)
-        blog = (data.get("themeConfig") or {}).get("blog") or {}
+        author = _blog(data).get("author")
         items, suffix = [], _suffix(response, data)
         for page in _pages(data):
             meta = page.get("meta") or {}
@@ -126,9 +136,8 @@ class SugaratLayout(Layout):
             loader.add_value("url", _page_url(response, data, str(page["route"]), suffix))
             loader.add_value("title", meta.get("title"))
             loader.add_value("published_raw", meta.get("date"))
-            loader.add_value("author", meta.get("author") or blog.get("author"))
-            loader.add_value("tags", _tags(meta))
-            loader.add_value("category", _terms(meta.get("categories")))
+            loader.add_value("author", meta.get("author") or author)
+            _add_terms(loader, meta)
             loader.add_value("summary", meta.get("description"))
             items.append(loader.load_item())
         return items
@@ -151,8 +160,7 @@ class SugaratLayout(Layout):
         for page in _pages(data):
             own = page.get("meta") or {}
             if str(page["route"]).removesuffix(".html") == route and isinstance(own, dict):
-                loader.add_value("tags", _tags(own))
-                loader.add_value("category", _terms(own.get("categories")))
+                _add_terms(loader, own)
         # VitePress's "last updated" (the file's git time, in UTC; its text is written in
         # the browser).
         loader.add_css("updated_raw", "p.VPLastUpdated time::attr(datetime)")
